@@ -1,0 +1,12 @@
+"""Figures for the book, in one colour-blind-safe style.
+
+``style`` holds the shared style; each topic module holds the figures of one
+chapter. Every figure function returns a ``matplotlib.figure.Figure``.
+"""
+
+from .laplace import *  # noqa: F401,F403
+from .laplace import __all__ as _laplace_all
+from .style import *  # noqa: F401,F403
+from .style import __all__ as _style_all
+
+__all__ = [*_style_all, *_laplace_all]
