@@ -1,0 +1,346 @@
+"""Composition rules and a privacy-budget accountant.
+
+Sequential composition adds the ε (and δ) of mechanisms run on the same
+data; parallel composition over a partition of the rows costs only the
+largest ε; advanced composition (Dwork, Rothblum & Vadhan 2010) trades a
+small extra δ' for a total ε that grows like √k instead of k when the
+per-query ε is small. ``PrivacyAccountant`` enforces a budget by refusing
+a charge *before* recording it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .mechanisms import laplace_mech
+from .random import check_rng
+from .validation import check_delta, check_epsilon, check_finite_array, check_int, check_nonnegative, check_positive
+
+__all__ = [
+    "sequential_epsilon",
+    "sequential_delta",
+    "parallel_epsilon",
+    "advanced_composition",
+    "BudgetExceededError",
+    "PrivacyAccountant",
+    "parallel_histogram",
+]
+
+_MAX_ADVANCED_EPSILON = 700.0  # e^ε overflows float64 past ≈ 709.8
+
+
+def _check_values(values, name: str, *, upper_open: float | None = None) -> np.ndarray:
+    """A 1-d array of finite numbers >= 0 (and < ``upper_open`` if given); may be empty."""
+    arr = check_finite_array(values, name, ndim=1)
+    if np.any(arr < 0) or (upper_open is not None and np.any(arr >= upper_open)):
+        interval = "[0, inf)" if upper_open is None else f"[0, {upper_open:g})"
+        raise ValueError(f"{name} must contain only finite numbers in {interval}")
+    return arr
+
+
+def sequential_epsilon(epsilons):
+    """Total ε of mechanisms run one after another on the same data: Σ ε_i.
+
+    Parameters
+    ----------
+    epsilons : sequence of finite floats >= 0 (an empty sequence costs 0).
+
+    Returns
+    -------
+    float, the exact-as-possible sum (``math.fsum``).
+
+    Privacy: if mechanism i is ε_i-DP (any neighbouring relation), running all
+    of them, even adaptively, is (Σ ε_i)-DP (Dwork & Roth 2014, Thm 3.16).
+
+    Defined in: chapters/02_composition.ipynb
+
+    Examples
+    --------
+    >>> sequential_epsilon([0.5, 0.25, 0.25])
+    1.0
+    """
+    return math.fsum(_check_values(epsilons, "epsilons"))
+
+
+def sequential_delta(deltas):
+    """Total δ of (ε_i, δ_i)-DP mechanisms run on the same data: Σ δ_i.
+
+    Parameters
+    ----------
+    deltas : sequence of floats in [0, 1).
+
+    Returns
+    -------
+    float; a total >= 1 is a vacuous guarantee.
+
+    Privacy: the δ part of basic composition, (Σ ε_i, Σ δ_i)-DP (Dwork & Roth 2014, Thm 3.16).
+
+    Defined in: chapters/02_composition.ipynb
+
+    Examples
+    --------
+    >>> sequential_delta([1e-6, 2e-6])
+    3e-06
+    """
+    return math.fsum(_check_values(deltas, "deltas", upper_open=1.0))
+
+
+def parallel_epsilon(epsilons):
+    """Total ε of mechanisms each run on its own part of a partition: max ε_i.
+
+    The parts must partition the data domain: their union is the whole domain
+    and they are pairwise disjoint, with the partition fixed independently of
+    the data (e.g. by the value of a column).
+
+    Parameters
+    ----------
+    epsilons : sequence of finite floats >= 0 (an empty sequence costs 0).
+
+    Returns
+    -------
+    float, max ε_i.
+
+    Privacy: under add/remove-one neighbours a record lands in exactly one
+    part, so only one mechanism sees a change: (max ε_i)-DP (McSherry 2009).
+
+    Defined in: chapters/02_composition.ipynb
+
+    Examples
+    --------
+    >>> parallel_epsilon([0.5, 1.0, 0.25])
+    1.0
+    """
+    arr = _check_values(epsilons, "epsilons")
+    return float(arr.max()) if arr.size else 0.0
+
+
+def _advanced_epsilon(epsilon, k, delta_prime):
+    """Thm 3.20 total ε, vectorised over ``k`` (no validation)."""
+    k = np.asarray(k, dtype=float)
+    return np.sqrt(2 * k * math.log(1 / delta_prime)) * epsilon + k * epsilon * math.expm1(epsilon)
+
+
+def advanced_composition(epsilon, delta, k, delta_prime):
+    """Total (ε', δ') of k adaptive (ε, δ)-DP mechanisms by advanced composition.
+
+    ε' = sqrt(2 k ln(1/δ')) ε + k ε (e^ε - 1) and δ_total = k δ + δ'
+    (Dwork, Rothblum & Vadhan 2010; Dwork & Roth 2014, Thm 3.20). This is
+    the theorem itself, not the simplified Corollary 3.21. The bound beats
+    plain composition (k ε) only when ε < ln 2 and k is large enough; report
+    min(k ε, ε') with the matching δ.
+
+    Parameters
+    ----------
+    epsilon : float in (0, 700], the ε of each mechanism.
+    delta : float in [0, 1), the δ of each mechanism (0 for pure ε-DP ones).
+    k : int >= 1, the number of mechanisms.
+    delta_prime : float in (0, 1), the extra failure probability.
+
+    Returns
+    -------
+    (epsilon_total, delta_total) : tuple of floats.
+
+    Privacy: the k-fold adaptive composition is (epsilon_total, delta_total)-DP,
+    for whatever neighbouring relation each mechanism was private under.
+
+    Defined in: chapters/02_composition.ipynb
+
+    Examples
+    --------
+    >>> eps_total, delta_total = advanced_composition(0.1, 0.0, 100, 1e-5)
+    >>> round(eps_total, 4), delta_total
+    (5.8502, 1e-05)
+    """
+    eps = check_epsilon(epsilon)
+    if eps > _MAX_ADVANCED_EPSILON:
+        raise ValueError(f"epsilon must be in (0, {_MAX_ADVANCED_EPSILON:g}] for advanced composition, got {epsilon!r}")
+    dlt = check_delta(delta, allow_zero=True)
+    k = check_int(k, "k", minimum=1)
+    dp = check_delta(delta_prime, "delta_prime")
+    return float(_advanced_epsilon(eps, k, dp)), k * dlt + dp
+
+
+class BudgetExceededError(ValueError):
+    """Raised by ``PrivacyAccountant.spend`` when a charge would exceed the budget.
+
+    Nothing is recorded for the refused charge.
+    """
+
+
+class PrivacyAccountant:
+    """Track (ε, δ) spent on one data set under basic sequential composition.
+
+    A charge is accepted when the new totals, summed exactly with
+    ``math.fsum``, stay within the budgets up to a relative tolerance of
+    ``REL_TOL = 1e-9``: ``spent + charge <= budget * (1 + 1e-9)``. The
+    tolerance keeps float round-off from refusing, say, ten charges of 0.1
+    against a budget of 1.0 or three of 0.1 against 0.3; the most it can let
+    through is a billionth of the budget. A refused charge raises
+    ``BudgetExceededError`` before anything is recorded.
+
+    Parameters
+    ----------
+    epsilon_budget : float > 0.
+    delta_budget : float in [0, 1); with 0, any charge with δ > 0 is refused.
+
+    Privacy: the accountant itself releases nothing; if every release it
+    charges is (ε_i, δ_i)-DP on the same data (any neighbouring relation),
+    the accepted charges together are (Σ ε_i, Σ δ_i)-DP with Σ within budget.
+
+    Defined in: chapters/02_composition.ipynb
+
+    Examples
+    --------
+    >>> acct = PrivacyAccountant(1.0)
+    >>> for _ in range(10):
+    ...     acct.spend(0.1, label="count")
+    >>> acct.spent
+    (1.0, 0.0)
+    >>> try:
+    ...     acct.spend(0.01)
+    ... except BudgetExceededError:
+    ...     print("refused")
+    refused
+    >>> len(acct.history)
+    10
+    """
+
+    REL_TOL = 1e-9
+    _COLUMNS = ["label", "epsilon", "delta", "epsilon_spent", "delta_spent"]
+
+    def __init__(self, epsilon_budget, delta_budget=0.0):
+        self.epsilon_budget = check_positive(epsilon_budget, "epsilon_budget")
+        self.delta_budget = check_delta(delta_budget, "delta_budget", allow_zero=True)
+        self._rows: list[tuple] = []
+
+    def _totals(self, epsilon=0.0, delta=0.0):
+        eps = math.fsum([row[1] for row in self._rows] + [epsilon])
+        dlt = math.fsum([row[2] for row in self._rows] + [delta])
+        return eps, dlt
+
+    @property
+    def spent(self):
+        """(ε, δ) spent so far (exact sums)."""
+        return self._totals()
+
+    @property
+    def remaining(self):
+        """(ε, δ) still available, never below 0."""
+        eps, dlt = self._totals()
+        return max(0.0, self.epsilon_budget - eps), max(0.0, self.delta_budget - dlt)
+
+    @property
+    def history(self) -> pd.DataFrame:
+        """A new DataFrame with one row per accepted charge and the running totals."""
+        return pd.DataFrame(self._rows, columns=self._COLUMNS)
+
+    def spend(self, epsilon, delta=0.0, label=None):
+        """Record a charge of (``epsilon``, ``delta``), or raise ``BudgetExceededError`` and record nothing.
+
+        Parameters
+        ----------
+        epsilon : float >= 0.
+        delta : float in [0, 1).
+        label : str, optional; defaults to ``"charge <n>"``.
+        """
+        eps = check_nonnegative(epsilon, "epsilon")
+        dlt = check_delta(delta, allow_zero=True)
+        if label is None:
+            label = f"charge {len(self._rows) + 1}"
+        elif not isinstance(label, str):
+            raise ValueError(f"label must be a string or None, got {label!r}")
+        new_eps, new_dlt = self._totals(eps, dlt)
+        over = []
+        if new_eps > self.epsilon_budget * (1 + self.REL_TOL):
+            over.append(f"epsilon {new_eps:.6g} > budget {self.epsilon_budget:.6g}")
+        if new_dlt > self.delta_budget * (1 + self.REL_TOL):
+            over.append(f"delta {new_dlt:.6g} > budget {self.delta_budget:.6g}")
+        if over:
+            raise BudgetExceededError(
+                f"charge {label!r} of (epsilon={eps:g}, delta={dlt:g}) refused: it would bring the total to "
+                + " and ".join(over) + "; nothing was recorded"
+            )
+        self._rows.append((label, eps, dlt, new_eps, new_dlt))
+
+    def laplace_mech(self, value, sensitivity, epsilon, *, rng, label=None):
+        """Charge ε, then release ``value`` + Lap(``sensitivity``/ε) (see ``dp_lib.laplace_mech``).
+
+        The arguments are checked first and the budget second, so neither a bad
+        argument nor a refused charge spends anything or draws noise.
+
+        Privacy: ε-DP for the neighbouring relation ``sensitivity`` was computed for.
+
+        Examples
+        --------
+        >>> from dp_lib import make_rng
+        >>> acct = PrivacyAccountant(1.0)
+        >>> noisy = acct.laplace_mech(100.0, 1.0, 0.5, rng=make_rng(2024), label="count")
+        >>> acct.remaining
+        (0.5, 0.0)
+        """
+        check_finite_array(value, "value")
+        check_positive(sensitivity, "sensitivity")
+        check_epsilon(epsilon)
+        check_rng(rng)
+        self.spend(epsilon, 0.0, label)
+        return laplace_mech(value, sensitivity, epsilon, rng=rng)
+
+    def __repr__(self):
+        eps, dlt = self.spent
+        return (f"PrivacyAccountant(epsilon_budget={self.epsilon_budget:g}, delta_budget={self.delta_budget:g}, "
+                f"spent=({eps:.6g}, {dlt:.6g}), charges={len(self._rows)})")
+
+
+def parallel_histogram(data, column, epsilon, *, rng, domain=None):
+    """A Laplace-noised count for every category of ``data[column]``.
+
+    Parameters
+    ----------
+    data : pandas DataFrame.
+    column : str, a column of ``data``.
+    epsilon : float > 0, spent once for the whole histogram.
+    rng : numpy.random.Generator (keyword-only, required).
+    domain : sequence of categories, optional. The public list of bins. If
+        omitted, the bins are the sorted distinct values seen in the data,
+        which is only private when that list is public knowledge anyway: a
+        bin that appears because of one record reveals that record. Rows
+        whose value is not in ``domain`` are not counted.
+
+    Returns
+    -------
+    pandas Series of floats indexed by category, in ``domain`` order.
+
+    Privacy: ε-DP for add/remove-one neighbours: a record changes exactly one
+    count by 1 (L1 sensitivity 1), so by parallel composition each bin's
+    Lap(1/ε) noise costs ε in total. Under replace-one neighbours two counts
+    change (L1 sensitivity 2): the same release is only 2ε-DP.
+
+    Defined in: chapters/02_composition.ipynb
+
+    Examples
+    --------
+    >>> from dp_lib import make_rng
+    >>> df = pd.DataFrame({"colour": ["red", "red", "blue"]})
+    >>> noisy = parallel_histogram(df, "colour", 1.0, rng=make_rng(2024), domain=["red", "blue", "green"])
+    >>> list(noisy.index)
+    ['red', 'blue', 'green']
+    """
+    if not isinstance(data, pd.DataFrame):
+        raise ValueError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    if column not in data.columns:
+        raise ValueError(f"column must be a column of data, got {column!r}")
+    eps = check_epsilon(epsilon)
+    rng = check_rng(rng)
+    counts = data[column].value_counts(dropna=True)
+    if domain is None:
+        bins = sorted(counts.index)
+    else:
+        bins = list(domain)
+        if len(bins) == 0 or len(set(bins)) != len(bins):
+            raise ValueError("domain must be a non-empty sequence of distinct categories")
+    true_counts = counts.reindex(bins, fill_value=0).to_numpy(dtype=float)
+    noisy = laplace_mech(true_counts, 1.0, eps, rng=rng)
+    return pd.Series(noisy, index=pd.Index(bins, name=column), name="noisy count")

@@ -1,0 +1,305 @@
+"""Tests for dp_lib.composition: composition rules, the accountant, the parallel histogram."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from dp_lib import (
+    BudgetExceededError,
+    PrivacyAccountant,
+    advanced_composition,
+    laplace_mech,
+    load_adult,
+    make_rng,
+    parallel_epsilon,
+    parallel_histogram,
+    sequential_delta,
+    sequential_epsilon,
+)
+
+# ---------------------------------------------------------------- composition rules
+
+
+def test_sequential_and_parallel_rules():
+    assert sequential_epsilon([0.5, 0.25, 0.25]) == 1.0
+    assert sequential_epsilon([]) == 0.0
+    assert parallel_epsilon([0.5, 1.0, 0.25]) == 1.0
+    assert parallel_epsilon([]) == 0.0
+    assert sequential_delta([1e-6, 2e-6]) == pytest.approx(3e-6, rel=1e-15)
+    # fsum: ten float 0.1s add up to exactly 1.0 (the naive left-to-right sum does not)
+    assert sum([0.1] * 10) != 1.0
+    assert sequential_epsilon([0.1] * 10) == 1.0
+
+
+def test_advanced_composition_hand_computed():
+    # ε = 0.1, k = 100, δ' = 1e-5: sqrt(200 ln 1e5)·0.1 = 4.79853..., 100·0.1·(e^0.1 - 1) = 1.05171...
+    eps_total, delta_total = advanced_composition(0.1, 0.0, 100, 1e-5)
+    assert eps_total == pytest.approx(4.798526 + 1.051709, abs=1e-5)
+    assert delta_total == pytest.approx(1e-5)
+    # with per-query δ the total δ is kδ + δ'
+    eps2, delta2 = advanced_composition(0.1, 1e-7, 100, 1e-5)
+    assert eps2 == eps_total
+    assert delta2 == pytest.approx(100 * 1e-7 + 1e-5)
+    # k = 1, ε = 1, δ' = e^-2: sqrt(2·1·2)·1 + 1·(e - 1) = 2 + e - 1 = 1 + e
+    eps3, _ = advanced_composition(1.0, 0.0, 1, math.exp(-2))
+    assert eps3 == pytest.approx(1 + math.e, rel=1e-12)
+
+
+def test_advanced_composition_is_theorem_3_20_not_corollary_3_21():
+    # The corollary's shortcut 2ε·sqrt(2k ln(1/δ')) differs from the theorem; we implement the theorem.
+    eps, k, dp = 0.1, 100, 1e-5
+    total, _ = advanced_composition(eps, 0.0, k, dp)
+    assert total != pytest.approx(2 * eps * math.sqrt(2 * k * math.log(1 / dp)), rel=1e-3)
+    assert total == pytest.approx(math.sqrt(2 * k * math.log(1 / dp)) * eps + k * eps * math.expm1(eps))
+
+
+@pytest.mark.parametrize("k", [1, 2, 10, 100, 1_000, 10_000, 1_000_000])
+@pytest.mark.parametrize("delta_prime", [1e-2, 1e-5, 1e-10])
+def test_advanced_never_beats_plain_at_epsilon_one(k, delta_prime):
+    # ε' / (kε) = sqrt(2 ln(1/δ')/k) + (e^ε - 1) >= e - 1 > 1 at ε = 1, for every k
+    total, _ = advanced_composition(1.0, 0.0, k, delta_prime)
+    assert total > k * 1.0
+
+
+def test_advanced_wins_at_small_epsilon_after_break_even():
+    # ε = 0.1, δ' = 1e-5: wins iff k > 2 ln(1/δ') / (2 - e^ε)^2 = 28.76...
+    break_even = 2 * math.log(1e5) / (2 - math.exp(0.1)) ** 2
+    assert 28 < break_even < 29
+    assert advanced_composition(0.1, 0.0, 28, 1e-5)[0] > 28 * 0.1
+    assert advanced_composition(0.1, 0.0, 29, 1e-5)[0] < 29 * 0.1
+    assert advanced_composition(0.1, 0.0, 1000, 1e-5)[0] < 0.3 * 1000 * 0.1
+    # above ln 2 it never wins, however large k is
+    assert advanced_composition(0.7, 0.0, 10**9, 1e-5)[0] > 10**9 * 0.7
+
+
+# ---------------------------------------------------------------- accountant
+
+
+def test_accountant_exact_spend_allowed_and_then_refused():
+    acct = PrivacyAccountant(1.0)
+    acct.spend(1.0, label="all of it")
+    assert acct.spent == (1.0, 0.0)
+    assert acct.remaining == (0.0, 0.0)
+    with pytest.raises(BudgetExceededError, match="epsilon"):
+        acct.spend(1e-6)
+    assert len(acct.history) == 1
+
+
+def test_accountant_many_small_charges_float_tolerance():
+    acct = PrivacyAccountant(1.0)
+    for i in range(10):
+        acct.spend(0.1, label=f"q{i}")
+    assert len(acct.history) == 10
+    assert acct.spent[0] == pytest.approx(1.0, abs=1e-15)
+    # 3 × 0.1 against 0.3: the naive sum 0.30000000000000004 > 0.3, still accepted
+    acct3 = PrivacyAccountant(0.3)
+    for _ in range(3):
+        acct3.spend(0.1)
+    assert len(acct3.history) == 3
+    # 1000 charges of 0.001 against 1.0
+    acct1000 = PrivacyAccountant(1.0)
+    for _ in range(1000):
+        acct1000.spend(0.001)
+    assert len(acct1000.history) == 1000
+    # but the tolerance is tiny: a real overspend of one part in a million is refused
+    with pytest.raises(BudgetExceededError):
+        PrivacyAccountant(1.0).spend(1.000001)
+
+
+def test_refused_charge_leaves_history_unchanged():
+    acct = PrivacyAccountant(1.0, delta_budget=1e-5)
+    acct.spend(0.6, label="first")
+    before = acct.history
+    spent_before, remaining_before = acct.spent, acct.remaining
+    with pytest.raises(BudgetExceededError, match="nothing was recorded"):
+        acct.spend(0.5, label="too much")
+    pd.testing.assert_frame_equal(acct.history, before)
+    assert acct.spent == spent_before and acct.remaining == remaining_before
+    # a refused charge is also a ValueError
+    with pytest.raises(ValueError):
+        acct.spend(0.5)
+    acct.spend(0.4, label="fits")
+    assert list(acct.history["label"]) == ["first", "fits"]
+    assert acct.history["epsilon_spent"].iloc[-1] == pytest.approx(1.0)
+
+
+def test_history_is_a_copy_with_running_totals():
+    acct = PrivacyAccountant(2.0, delta_budget=1e-5)
+    acct.spend(0.5, 1e-6, label="a")
+    acct.spend(0.25)
+    h = acct.history
+    assert list(h.columns) == ["label", "epsilon", "delta", "epsilon_spent", "delta_spent"]
+    assert list(h["label"]) == ["a", "charge 2"]
+    assert list(h["epsilon_spent"]) == [0.5, 0.75]
+    assert list(h["delta_spent"]) == [1e-6, 1e-6]
+    h.loc[0, "epsilon"] = 99.0
+    assert acct.history.loc[0, "epsilon"] == 0.5
+    assert repr(acct) == (
+        "PrivacyAccountant(epsilon_budget=2, delta_budget=1e-05, spent=(0.75, 1e-06), charges=2)"
+    )
+
+
+def test_delta_budget():
+    pure = PrivacyAccountant(1.0)  # delta_budget = 0: any δ > 0 is refused
+    with pytest.raises(BudgetExceededError, match="delta"):
+        pure.spend(0.1, delta=1e-9)
+    assert pure.history.empty
+    acct = PrivacyAccountant(10.0, delta_budget=1e-5)
+    for _ in range(10):
+        acct.spend(0.1, delta=1e-6)
+    assert acct.spent[1] == pytest.approx(1e-5)
+    assert acct.remaining[1] == pytest.approx(0.0, abs=1e-20)
+    with pytest.raises(BudgetExceededError, match="delta"):
+        acct.spend(0.1, delta=1e-7)  # ε is still plentiful; δ is not
+    assert len(acct.history) == 10
+    acct.spend(0.1)  # a pure charge still fits
+    assert len(acct.history) == 11
+
+
+def test_accountant_laplace_mech_spends_then_answers():
+    acct = PrivacyAccountant(1.0)
+    a = acct.laplace_mech(100.0, 1.0, 0.5, rng=make_rng(7), label="count")
+    b = laplace_mech(100.0, 1.0, 0.5, rng=make_rng(7))
+    assert a == b  # same seeded stream, same draw
+    assert acct.remaining == (0.5, 0.0)
+    rng = make_rng(7)
+    state = rng.bit_generator.state
+    with pytest.raises(BudgetExceededError):
+        acct.laplace_mech(100.0, 1.0, 0.6, rng=rng)
+    assert rng.bit_generator.state == state  # a refused charge draws no noise
+    with pytest.raises(ValueError, match="sensitivity"):
+        acct.laplace_mech(100.0, -1.0, 0.1, rng=rng)
+    with pytest.raises(ValueError, match="rng"):
+        acct.laplace_mech(100.0, 1.0, 0.1, rng=7)
+    assert len(acct.history) == 1  # bad arguments spend nothing
+
+
+# ---------------------------------------------------------------- parallel histogram
+
+
+def test_parallel_histogram_noise_is_laplace_one_over_epsilon():
+    df = pd.DataFrame({"c": ["a"] * 5 + ["b"] * 2})
+    rng = make_rng(2024)
+    eps = 0.5
+    draws = np.array([parallel_histogram(df, "c", eps, rng=rng, domain=["a", "b", "z"]).to_numpy()
+                      for _ in range(2000)])
+    noise = (draws - np.array([5.0, 2.0, 0.0])).ravel()
+    # KS against Lap(0, 1/ε) at a fixed seed, alpha = 0.001; a wrong scale (ε/1 or 2/ε) fails
+    assert stats.kstest(noise, stats.laplace(scale=1 / eps).cdf).pvalue > 1e-3
+    assert stats.kstest(noise, stats.laplace(scale=2 / eps).cdf).pvalue < 1e-3
+    assert stats.kstest(noise, stats.laplace(scale=eps).cdf).pvalue < 1e-3
+    # each bin is centred on its true count (mean within 4 standard errors)
+    se = math.sqrt(2) / eps / math.sqrt(len(draws))
+    assert np.all(np.abs(draws.mean(axis=0) - [5, 2, 0]) < 4 * se)
+
+
+def test_parallel_histogram_on_adult_matches_laplace_mech():
+    adult = load_adult()
+    noisy = parallel_histogram(adult, "Marital Status", 1.0, rng=make_rng(1))
+    true = adult["Marital Status"].value_counts().sort_index()
+    assert list(noisy.index) == list(true.index)
+    assert noisy.index.name == "Marital Status"
+    expected = laplace_mech(true.to_numpy(dtype=float), 1.0, 1.0, rng=make_rng(1))
+    np.testing.assert_array_equal(noisy.to_numpy(), expected)
+    assert float(np.max(np.abs(noisy - true))) < 15  # Lap(1): P(|X| > 15) = e^-15 per bin
+
+
+def test_parallel_histogram_domain_order_and_unseen_values():
+    df = pd.DataFrame({"c": ["x", "y", "y", "outside"]})
+    noisy = parallel_histogram(df, "c", 1e6, rng=make_rng(3), domain=["y", "x", "w"])
+    assert list(noisy.index) == ["y", "x", "w"]
+    np.testing.assert_allclose(noisy.to_numpy(), [2, 1, 0], atol=1e-3)  # huge ε: almost no noise
+
+
+# ---------------------------------------------------------------- every ValueError path
+
+
+@pytest.mark.parametrize("bad", [[-0.1], [float("nan")], [float("inf")], ["a"], 0.5, [[0.1]]])
+def test_sequential_parallel_epsilon_refuse(bad):
+    with pytest.raises(ValueError, match="epsilons"):
+        sequential_epsilon(bad)
+    with pytest.raises(ValueError, match="epsilons"):
+        parallel_epsilon(bad)
+
+
+@pytest.mark.parametrize("bad", [[-1e-9], [1.0], [float("nan")], 1e-5])
+def test_sequential_delta_refuses(bad):
+    with pytest.raises(ValueError, match="deltas"):
+        sequential_delta(bad)
+
+
+@pytest.mark.parametrize(
+    "args, name",
+    [
+        ((0.0, 0.0, 10, 1e-5), "epsilon"),
+        ((-1.0, 0.0, 10, 1e-5), "epsilon"),
+        ((float("nan"), 0.0, 10, 1e-5), "epsilon"),
+        ((800.0, 0.0, 10, 1e-5), "epsilon"),
+        ((0.1, -1e-6, 10, 1e-5), "delta"),
+        ((0.1, 1.0, 10, 1e-5), "delta"),
+        ((0.1, 0.0, 0, 1e-5), "k"),
+        ((0.1, 0.0, 2.5, 1e-5), "k"),
+        ((0.1, 0.0, True, 1e-5), "k"),
+        ((0.1, 0.0, 10, 0.0), "delta_prime"),
+        ((0.1, 0.0, 10, 1.0), "delta_prime"),
+        ((0.1, 0.0, 10, float("nan")), "delta_prime"),
+    ],
+)
+def test_advanced_composition_refuses(args, name):
+    with pytest.raises(ValueError, match=rf"^{name} "):
+        advanced_composition(*args)
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"epsilon_budget": 0.0}, "epsilon_budget"),
+        ({"epsilon_budget": -1.0}, "epsilon_budget"),
+        ({"epsilon_budget": float("inf")}, "epsilon_budget"),
+        ({"epsilon_budget": "1"}, "epsilon_budget"),
+        ({"epsilon_budget": 1.0, "delta_budget": -1e-6}, "delta_budget"),
+        ({"epsilon_budget": 1.0, "delta_budget": 1.0}, "delta_budget"),
+    ],
+)
+def test_accountant_constructor_refuses(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        PrivacyAccountant(**kwargs)
+
+
+@pytest.mark.parametrize(
+    "args, name",
+    [
+        ((-0.1,), "epsilon"),
+        ((float("nan"),), "epsilon"),
+        ((0.1, -1e-6), "delta"),
+        ((0.1, 1.0), "delta"),
+        ((0.1, 0.0, 3), "label"),
+    ],
+)
+def test_spend_refuses_bad_arguments_and_records_nothing(args, name):
+    acct = PrivacyAccountant(1.0, delta_budget=0.5)
+    with pytest.raises(ValueError, match=rf"^{name} ") as info:
+        acct.spend(*args)
+    assert not isinstance(info.value, BudgetExceededError)
+    assert acct.history.empty
+
+
+def test_parallel_histogram_refuses():
+    df = pd.DataFrame({"c": ["a", "b"]})
+    with pytest.raises(ValueError, match="data"):
+        parallel_histogram(df.to_numpy(), "c", 1.0, rng=make_rng(0))
+    with pytest.raises(ValueError, match="column"):
+        parallel_histogram(df, "missing", 1.0, rng=make_rng(0))
+    with pytest.raises(ValueError, match="epsilon"):
+        parallel_histogram(df, "c", 0.0, rng=make_rng(0))
+    with pytest.raises(ValueError, match="rng"):
+        parallel_histogram(df, "c", 1.0, rng=0)
+    with pytest.raises(ValueError, match="domain"):
+        parallel_histogram(df, "c", 1.0, rng=make_rng(0), domain=[])
+    with pytest.raises(ValueError, match="domain"):
+        parallel_histogram(df, "c", 1.0, rng=make_rng(0), domain=["a", "a"])
