@@ -7,6 +7,7 @@ Modules are split by topic, and every public name is re-exported here:
 - ``mechanisms``: the Laplace and Gaussian mechanisms and their calibrations
 - ``composition``: sequential, parallel and advanced composition; the budget accountant
 - ``data``: ``load_adult``, the Adult census data with fake identifiers
+- ``selection``: private selection: exponential mechanism, report noisy max, permute-and-flip
 - ``validation``: shared argument checks (``ValueError`` naming the parameter)
 - ``plotting``: the book's figures, in one colour-blind-safe style
 
@@ -19,8 +20,10 @@ from .data import *  # noqa: F401,F403
 from .mechanisms import *  # noqa: F401,F403
 from .noise import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
-from . import composition, data, mechanisms, noise, plotting, random, validation  # noqa: E402
+from .selection import *  # noqa: F401,F403
+from . import composition, data, mechanisms, noise, plotting, random, selection, validation  # noqa: E402
 
-__all__ = [*composition.__all__, *data.__all__, *mechanisms.__all__, *noise.__all__, *random.__all__]
+__all__ = [*composition.__all__, *data.__all__, *mechanisms.__all__, *noise.__all__, *random.__all__,
+           *selection.__all__]
 
 __version__ = "0.1.0"
