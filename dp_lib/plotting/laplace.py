@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
+from ..data import load_adult
 from ..mechanisms import analytic_gaussian_sigma, laplace_mech, laplace_scale
 from ..noise import laplace_cdf, laplace_pdf
 from ..random import make_rng
 from ..validation import check_finite_array, check_int
 from .style import OKABE_ITO, book_style, new_figure
 
-__all__ = ["plot_laplace_shapes", "plot_sample_check", "plot_noisy_count", "plot_laplace_vs_gaussian"]
+__all__ = ["plot_laplace_shapes", "plot_sample_check", "plot_noisy_count", "noisy_count_figure", "plot_laplace_vs_gaussian"]
+
+
+@lru_cache(maxsize=1)
+def _count_older_than_40() -> int:
+    return int((load_adult()["Age"] > 40).sum())
 
 
 @book_style
@@ -48,21 +56,30 @@ def plot_sample_check(samples, scale, *, loc=0.0, title="inverse-CDF samples"):
     return fig
 
 
-@book_style
-def plot_noisy_count(epsilon=1.0, sensitivity=1.0, *, true_answer, seed=2024, n_draws=10_000, half_width=40.0):
+def plot_noisy_count(epsilon=1.0, sensitivity=1.0, seed=2024):
     """The slider figure of Chapter 1: noise density and 10,000 noisy answers.
 
-    Left, the density of Lap(Δ/ε); right, a histogram of ``n_draws`` releases
-    of ``true_answer`` through ``laplace_mech``, with the exact density on
-    top. The x-axes stay fixed as the sliders move, so the spread is visible.
-    The draws come from ``make_rng(seed)``: each slider setting always shows
-    the same picture.
+    Left, the density of Lap(Δ/ε); right, a histogram of 10,000 releases of
+    the chapter's count (people in the Adult data older than 40) through
+    ``laplace_mech``, with the exact density on top. The x-axes stay fixed as
+    the sliders move, so the spread is visible. The draws come from
+    ``make_rng(seed)``: each slider setting always shows the same picture.
+    Only slider parameters are arguments, so ``interact`` makes a slider for each.
+
+    Defined in: chapters/01_laplace.ipynb
+    """
+    return noisy_count_figure(epsilon, sensitivity, true_answer=_count_older_than_40(), rng=make_rng(seed))
+
+
+@book_style
+def noisy_count_figure(epsilon, sensitivity, *, true_answer, rng, n_draws=10_000, half_width=40.0):
+    """Noise density and a histogram of ``n_draws`` Laplace releases of ``true_answer``.
 
     Defined in: chapters/01_laplace.ipynb
     """
     n_draws = check_int(n_draws, "n_draws", minimum=1)
     b = laplace_scale(sensitivity, epsilon)
-    noisy = laplace_mech(np.full(n_draws, float(true_answer)), sensitivity, epsilon, rng=make_rng(seed))
+    noisy = laplace_mech(np.full(n_draws, float(true_answer)), sensitivity, epsilon, rng=rng)
     x = np.linspace(-half_width, half_width, 801)
     fig, (left, right) = new_figure(1, 2)
     left.plot(x, laplace_pdf(x, scale=b), color=OKABE_ITO["vermillion"])

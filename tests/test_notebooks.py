@@ -1,0 +1,95 @@
+"""House rules for the committed chapter notebooks (see BOOK.md).
+
+nbval compares only cells that were executed, so these checks make sure the
+committed notebooks are complete, ordered and follow the conventions that
+keep strict nbval meaningful.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))
+IGNORE_TAGS = {"nbval-ignore-output", "nbval-skip", "nbval-raises-exception", "raises-exception"}
+
+
+def _cells(path):
+    return json.loads(path.read_text())["cells"]
+
+
+def _code_cells(path):
+    return [c for c in _cells(path) if c["cell_type"] == "code" and "".join(c["source"]).strip()]
+
+
+def _source(cell):
+    return "".join(cell["source"])
+
+
+def test_there_are_chapters():
+    assert NOTEBOOKS, "no notebooks under chapters/"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_executed_top_to_bottom(path):
+    counts = [c["execution_count"] for c in _code_cells(path)]
+    assert counts == list(range(1, len(counts) + 1)), f"{path.name}: re-run it with tools/refresh_notebooks.py"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_kernel_and_no_errors(path):
+    nb = json.loads(path.read_text())
+    assert nb["metadata"]["kernelspec"]["name"] == "python3"
+    for cell in _code_cells(path):
+        for out in cell.get("outputs", []):
+            assert out["output_type"] != "error", f"{path.name}: a committed cell shows an error"
+            assert not (out["output_type"] == "stream" and out["name"] == "stderr"), \
+                f"{path.name}: a committed cell writes to stderr (a warning?): {''.join(out['text'])[:200]}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_setup_cell_seeds_one_generator(path):
+    code = _code_cells(path)
+    setup = code[0]
+    assert "hide-input" in setup["metadata"].get("tags", []), "the setup cell is tagged hide-input"
+    assert re.search(r"rng = make_rng\(\d+\)", _source(setup)), "the setup cell creates rng = make_rng(seed)"
+    everything = "\n".join(_source(c) for c in code)
+    for banned in ("np.random.seed(", "np.random.laplace(", "np.random.normal(", "default_rng(", "random.random("):
+        assert banned not in everything, f"{path.name} uses global or ad-hoc randomness: {banned}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_ignore_tags_only_on_slider_cells(path):
+    for cell in _code_cells(path):
+        tags = set(cell["metadata"].get("tags", []))
+        if tags & IGNORE_TAGS:
+            assert tags & IGNORE_TAGS == {"nbval-ignore-output"}, f"{path.name}: {tags & IGNORE_TAGS}"
+            assert re.fullmatch(r"_ = interact(ive_output)?\(.*\)", _source(cell).strip(), re.S), \
+                f"{path.name}: nbval-ignore-output is reserved for one-line slider cells"
+        else:
+            assert "interact(" not in _source(cell), f"{path.name}: a slider cell without nbval-ignore-output"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_chapter_structure(path):
+    cells = _cells(path)
+    markdown = "\n".join(_source(c) for c in cells if c["cell_type"] == "markdown")
+    assert re.match(r"\(ch[0-9A-Z]+-[a-z0-9-]+\)=\n# ", _source(cells[0])), "label and title first"
+    assert "Learning objectives" in _source(cells[0])
+    assert len(re.findall(r"\{exercise\}", markdown)) >= 2
+    assert "{bibliography}" in markdown
+    tags = [set(c["metadata"].get("tags", [])) for c in _code_cells(path)]
+    assert any("solution" in t for t in tags), "solutions carry the 'solution' tag"
+    assert any("check" in t for t in tags), "at least one self-checking exercise ('check' tag)"
+    for t in tags:
+        assert not ({"solution", "check"} <= t), "a check cell must not be a solution cell"
+
+
+def test_every_chapter_is_in_the_toc():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    listed = {entry["file"] for entry in toc["chapters"]} | {toc["root"]}
+    for path in NOTEBOOKS:
+        assert f"chapters/{path.stem}" in listed, f"{path.name} is missing from _toc.yml"
