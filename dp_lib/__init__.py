@@ -8,6 +8,7 @@ Modules are split by topic, and every public name is re-exported here:
 - ``composition``: sequential, parallel and advanced composition; the budget accountant
 - ``data``: ``load_adult``, the Adult census data with fake identifiers
 - ``selection``: private selection: exponential mechanism, report noisy max, permute-and-flip
+- ``local``: local DP: randomized response, k-ary RR, unary encoding (SUE/OUE)
 - ``validation``: shared argument checks (``ValueError`` naming the parameter)
 - ``plotting``: the book's figures, in one colour-blind-safe style
 
@@ -17,13 +18,14 @@ Every function that draws noise takes a keyword-only ``rng`` (a
 
 from .composition import *  # noqa: F401,F403
 from .data import *  # noqa: F401,F403
+from .local import *  # noqa: F401,F403
 from .mechanisms import *  # noqa: F401,F403
 from .noise import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
-from . import composition, data, mechanisms, noise, plotting, random, selection, validation  # noqa: E402
+from . import composition, data, local, mechanisms, noise, plotting, random, selection, validation  # noqa: E402
 
-__all__ = [*composition.__all__, *data.__all__, *mechanisms.__all__, *noise.__all__, *random.__all__,
+__all__ = [*composition.__all__, *data.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__, *random.__all__,
            *selection.__all__]
 
 __version__ = "0.1.0"
