@@ -9,6 +9,7 @@ Modules are split by topic, and every public name is re-exported here:
 - ``data``: ``load_adult``, the Adult census data with fake identifiers
 - ``selection``: private selection: exponential mechanism, report noisy max, permute-and-flip
 - ``local``: local DP: randomized response, k-ary RR, unary encoding (SUE/OUE)
+- ``sensitivity``: local sensitivity, propose-test-release, smooth sensitivity, sample-and-aggregate
 - ``validation``: shared argument checks (``ValueError`` naming the parameter)
 - ``plotting``: the book's figures, in one colour-blind-safe style
 
@@ -23,9 +24,10 @@ from .mechanisms import *  # noqa: F401,F403
 from .noise import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
-from . import composition, data, local, mechanisms, noise, plotting, random, selection, validation  # noqa: E402
+from .sensitivity import *  # noqa: F401,F403
+from . import composition, data, local, mechanisms, noise, plotting, random, selection, sensitivity, validation  # noqa: E402
 
 __all__ = [*composition.__all__, *data.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__, *random.__all__,
-           *selection.__all__]
+           *selection.__all__, *sensitivity.__all__]
 
 __version__ = "0.1.0"

@@ -1,0 +1,455 @@
+"""Beyond global sensitivity: local sensitivity, PTR, smooth sensitivity, sample-and-aggregate.
+
+The running example is the mean of values clipped to [0, upper] (the mean Age
+of the Adult data, upper = 100) under add/remove-one neighbours. Exact
+formulas sit beside the mechanisms so that the chapter and the tests can
+compare theory with simulation.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .noise import _scalar_or_array, open_uniform, sample_laplace
+from .random import check_rng
+from .validation import check_delta, check_epsilon, check_finite_array, check_int, check_positive
+
+__all__ = [
+    "mean_local_sensitivity",
+    "mean_local_sensitivity_at",
+    "distance_to_high_sensitivity",
+    "ptr_threshold",
+    "ptr_bottom_probability",
+    "gs_mean",
+    "ptr_mean",
+    "smooth_beta",
+    "log_smooth_sensitivity_terms",
+    "smooth_sensitivity_mean",
+    "smooth_mean",
+    "hash_chunks",
+    "contiguous_chunk_count",
+    "chunk_answers",
+    "sample_and_aggregate",
+]
+
+
+def _values(values, name="values", minimum=1):
+    arr = check_finite_array(values, name, ndim=1, allow_empty=False)
+    if arr.size < minimum:
+        raise ValueError(f"{name} must contain at least {minimum} records, got {arr.size}")
+    return arr
+
+
+def _size(size):
+    return None if size is None else check_int(size, "size", minimum=1)
+
+
+def _noise_kind(noise):
+    if noise not in ("laplace", "cauchy"):
+        raise ValueError(f"noise must be 'laplace' or 'cauchy', got {noise!r}")
+    return noise
+
+
+def mean_local_sensitivity(n, upper):
+    """Largest local sensitivity of the mean over all data sets of n values in [0, upper]: upper / n.
+
+    Attained by {upper, 0, ..., 0}; it depends on n only, so unlike the
+    data-dependent LS it may calibrate noise (as in PTR and smooth sensitivity).
+    For n = 1 it holds whatever fixed value in [0, upper] the empty mean is given.
+
+    Privacy: none (a formula); add/remove-one neighbours.
+
+    Defined in: chapters/04_local_sensitivity.ipynb
+
+    Examples
+    --------
+    >>> round(mean_local_sensitivity(32561, 100), 7)
+    0.0030712
+    """
+    return check_positive(upper, "upper") / check_int(n, "n", minimum=1)
+
+
+def mean_local_sensitivity_at(values, upper):
+    """Exact local sensitivity of the mean at ``values`` (clipped to [0, upper]).
+
+    LS(x) = max( max_i |x_i - x̄| / (n - 1), max(x̄, upper - x̄) / (n + 1) ):
+    removing x_i moves the mean by (x_i - x̄)/(n - 1), adding y by
+    (y - x̄)/(n + 1). It is at most upper / n. Needs n >= 2 (removing the only
+    record leaves the mean undefined).
+
+    Privacy: NOT a valid noise scale: LS itself depends on the data (Chapter 4's leak).
+
+    Defined in: chapters/04_local_sensitivity.ipynb
+
+    Examples
+    --------
+    >>> mean_local_sensitivity_at([100, 0, 0, 0, 0, 0, 0, 0, 0, 0], 100)
+    10.0
+    """
+    u = check_positive(upper, "upper")
+    x = np.clip(_values(values, minimum=2), 0.0, u)
+    n, xbar = x.size, float(x.mean())
+    return max(float(np.max(np.abs(x - xbar))) / (n - 1), max(xbar, u - xbar) / (n + 1))
+
+
+def distance_to_high_sensitivity(n, upper, bound):
+    """γ̂(n) = min{k >= 0 : upper / (n - k) > bound}, a sensitivity-1 lower bound on PTR's distance.
+
+    Any y with LS(y) > bound has fewer than upper/bound records, so it is at
+    least n - upper/bound add/remove steps from x: γ̂ <= γ(x), and γ̂ depends on
+    n only, so it changes by at most 1 between neighbours. Closed form
+    floor(n - upper/bound) + 1 (clamped at 0), with a one-step correction for
+    rounding; instant for any n. Returns ``math.inf`` when bound >= upper
+    (no data set's mean moves by more than upper).
+
+    Privacy: none (a formula of n, which PTR then tests with noise).
+
+    Defined in: chapters/04_local_sensitivity.ipynb
+
+    Examples
+    --------
+    >>> distance_to_high_sensitivity(32561, 100, 0.005)
+    12562
+    >>> distance_to_high_sensitivity(10**9, 100, 0.005)
+    999980001
+    """
+    n = check_int(n, "n", minimum=1)
+    u = check_positive(upper, "upper")
+    b = check_positive(bound, "bound")
+    if b >= u:
+        return math.inf
+
+    def high(k):  # may a data set of n - k records have LS above the bound?
+        return k >= n or u / (n - k) > b
+
+    k0 = min(n - 1, max(0, math.floor(n - u / b) + 1))
+    # u / b is rounded, so the boundary may sit one step off k0: check three candidates
+    return next(k for k in (k0 - 1, k0, k0 + 1) if k >= 0 and high(k))
+
+
+def ptr_threshold(epsilon, delta):
+    """PTR's test threshold T = ln(1/δ)/ε for test noise Lap(1/ε).
+
+    With γ = 0 (an unsafe data set) the test passes with P[Lap(1/ε) > T] = δ/2.
+
+    Privacy: with it, PTR is (2ε, δ)-DP in total (test ε plus release ε).
+
+    Examples
+    --------
+    >>> round(ptr_threshold(1.0, 1 / 32561**2), 2)
+    20.78
+    """
+    return math.log(1 / check_delta(delta)) / check_epsilon(epsilon)
+
+
+def ptr_bottom_probability(distance, epsilon, delta, *, threshold=None):
+    """P[⊥] = P[distance + Lap(1/ε) <= T], with T = ptr_threshold(ε, δ) unless ``threshold`` is given.
+
+    ``distance`` may be an array and may contain ``inf`` (then P[⊥] = 0).
+    1 - P[⊥] at distance 0 is the chance that an unsafe data set passes.
+
+    Privacy: none (a formula).
+
+    Defined in: chapters/04_local_sensitivity.ipynb
+
+    Examples
+    --------
+    >>> ptr_bottom_probability(0, 1.0, 0.01)
+    0.995
+    >>> T_slip = math.log(2 / 0.01) / 2  # the common slip, ln(2/δ)/(2ε)
+    >>> round(1 - ptr_bottom_probability(0, 1.0, 0.01, threshold=T_slip), 4)  # 1/2 sqrt(δ/2)
+    0.0354
+    """
+    eps = check_epsilon(epsilon)
+    t = ptr_threshold(eps, delta) if threshold is None else check_positive(threshold, "threshold")
+    d = np.asarray(distance, dtype=float)
+    if np.any(np.isnan(d) | (d < 0)):
+        raise ValueError("distance must contain numbers >= 0 (inf allowed)")
+    z = eps * (t - d)
+    with np.errstate(over="ignore"):
+        p = np.where(z < 0, 0.5 * np.exp(np.minimum(z, 0)), 1 - 0.5 * np.exp(-np.maximum(z, 0)))
+    return _scalar_or_array(p)
+
+
+def gs_mean(values, upper, epsilon, *, rng, size=None):
+    """Global-sensitivity mean: (sum + Lap(2 upper/ε)) / max(count + Lap(2/ε), 1).
+
+    Values are clipped to [0, upper]; the sum (sensitivity upper) and the count
+    (sensitivity 1) get ε/2 each. ``size`` gives that many independent runs.
+
+    Privacy: ε-DP for add/remove-one neighbours (sequential composition of two
+    ε/2 releases; the division is post-processing).
+
+    Defined in: chapters/04_local_sensitivity.ipynb
+
+    Examples
+    --------
+    >>> from dp_lib import make_rng
+    >>> round(gs_mean([30, 40, 50] * 1000, 100, 1.0, rng=make_rng(2024)), 0)
+    40.0
+    """
+    u = check_positive(upper, "upper")
+    x = np.clip(_values(values), 0.0, u)
+    eps = check_epsilon(epsilon)
+    size, rng = _size(size), check_rng(rng)
+    noisy_sum = x.sum() + sample_laplace(2 * u / eps, size=size, rng=rng)
+    noisy_count = x.size + sample_laplace(2 / eps, size=size, rng=rng)
+    return _scalar_or_array(noisy_sum / np.maximum(noisy_count, 1.0))
+
+
+def ptr_mean(values, upper, bound, epsilon, delta, *, rng, size=None):
+    """Propose-test-release for the mean of values clipped to [0, upper]; ``None`` means ⊥.
+
+    1. proposed bound b = ``bound``; 2. γ̂ = distance_to_high_sensitivity(n, upper, b);
+    3. if γ̂ + Lap(1/ε) <= ln(1/δ)/ε return ⊥, else release mean + Lap(b/ε).
+    With ``size`` it returns an array of that many runs, NaN marking ⊥.
+
+    Privacy: (2ε, δ)-DP in total for add/remove-one neighbours (ε for the test,
+    ε for the release; not pure, since an unsafe data set passes with
+    probability δ/2). ⊥ still costs the whole (2ε, δ): the test's outcome is a
+    release. For an overall (ε, δ) pass epsilon/2.
+
+    Defined in: chapters/04_local_sensitivity.ipynb
+
+    Examples
+    --------
+    >>> from dp_lib import make_rng
+    >>> rng = make_rng(2024)
+    >>> round(ptr_mean([30, 40, 50] * 1000, 100, 0.05, 1.0, 1e-6, rng=rng), 1)
+    40.0
+    >>> ptr_mean([30, 40, 50] * 1000, 100, 0.01, 1.0, 1e-6, rng=rng) is None  # 100/3000 > 0.01
+    True
+    """
+    u = check_positive(upper, "upper")
+    x = np.clip(_values(values), 0.0, u)
+    b = check_positive(bound, "bound")
+    eps = check_epsilon(epsilon)
+    threshold = ptr_threshold(eps, delta)
+    size, rng = _size(size), check_rng(rng)
+    gamma = distance_to_high_sensitivity(x.size, u, b)
+    noisy_gamma = gamma + sample_laplace(1 / eps, size=size, rng=rng)
+    if size is None:
+        return None if noisy_gamma <= threshold else float(x.mean() + sample_laplace(b / eps, rng=rng))
+    release = x.mean() + sample_laplace(b / eps, size=size, rng=rng)
+    return np.where(noisy_gamma > threshold, release, np.nan)
+
+
+def smooth_beta(epsilon, delta, noise="laplace"):
+    """Smoothness β of NRS07: ε / (2 ln(2/δ)) for Laplace noise, ε/6 for Cauchy (pass delta=0).
+
+    Privacy: with the matching noise (see ``smooth_mean``) the release is
+    (ε, δ)-DP (Laplace) or ε-DP (Cauchy).
+
+    Examples
+    --------
+    >>> round(smooth_beta(1.0, 1e-6), 5)
+    0.03446
+    """
+    eps = check_epsilon(epsilon)
+    if _noise_kind(noise) == "cauchy":
+        if check_delta(delta, allow_zero=True) != 0:
+            raise ValueError(f"delta must be 0 for noise='cauchy' (pure ε-DP), got {delta!r}")
+        return eps / 6
+    return eps / (2 * math.log(2 / check_delta(delta)))
+
+
+def log_smooth_sensitivity_terms(n, upper, beta, k):
+    """ln( e^{-βk} A(k) ) with A(k) = upper / max(n - k, 1), elementwise over the integers ``k`` >= 0.
+
+    A(k) bounds the local sensitivity of any data set within k steps of one of
+    size n (removals raise it, and the mean never moves by more than upper).
+    Logs, because the far terms underflow (e^{-750} is 0.0 in float64).
+
+    Privacy: none (a formula).
+
+    Examples
+    --------
+    >>> [round(float(t), 3) for t in np.exp(log_smooth_sensitivity_terms(3, 90, 0.5, [0, 1, 2, 3]))]
+    [30.0, 27.294, 33.109, 20.082]
+    """
+    n = check_int(n, "n", minimum=1)
+    u = check_positive(upper, "upper")
+    b = check_positive(beta, "beta")
+    k = np.asarray(k)
+    if not np.issubdtype(k.dtype, np.integer) or np.any(k < 0):
+        raise ValueError("k must contain integers >= 0")
+    return _scalar_or_array(-b * k + math.log(u) - np.log(np.maximum(n - k, 1)))
+
+
+def smooth_sensitivity_mean(n, upper, epsilon, delta, *, noise="laplace"):
+    """β-smooth sensitivity S = max over k >= 0 of e^{-βk} A(k) for the mean, A(k) = upper/max(n - k, 1).
+
+    k = 0 is included, so S >= upper/n >= LS. ln(e^{-βk}A(k)) is convex in k on
+    [0, n - 1] and decreasing after, so the maximum over all k is attained at
+    k = 0 or k = n - 1: S = max(upper/n, upper e^{-β(n-1)}), exact for any n
+    without evaluating the n terms (``log_smooth_sensitivity_terms`` does that).
+    β = smooth_beta(epsilon, delta, noise).
+
+    Privacy: a β-smooth upper bound on LS for add/remove-one neighbours (NRS07 Def 2.1).
+
+    Defined in: chapters/04_local_sensitivity.ipynb
+
+    Examples
+    --------
+    >>> round(smooth_sensitivity_mean(32561, 100, 1.0, 1 / 32561**2), 7)
+    0.0030712
+    >>> round(smooth_sensitivity_mean(50, 100, 1.0, 1 / 32561**2), 2)  # the far end wins
+    31.95
+    """
+    n = check_int(n, "n", minimum=1)
+    u = check_positive(upper, "upper")
+    beta = smooth_beta(epsilon, delta, noise)
+    return max(u / n, u * math.exp(-beta * (n - 1)))
+
+
+def smooth_mean(values, upper, epsilon, delta, *, rng, noise="laplace", size=None):
+    """Mean of values clipped to [0, upper] plus noise scaled to the smooth sensitivity S.
+
+    noise="laplace": mean + (2S/ε) Lap(1) with β = ε/(2 ln(2/δ)).
+    noise="cauchy": mean + (6S/ε) Cauchy(1) with β = ε/6 (pass delta=0).
+
+    Privacy: (ε, δ)-DP (Laplace) or ε-DP (Cauchy) for add/remove-one
+    neighbours (Nissim, Raskhodnikova & Smith 2007, Lemma 2.6 and Example 2.7).
+
+    Defined in: chapters/04_local_sensitivity.ipynb
+
+    Examples
+    --------
+    >>> from dp_lib import make_rng
+    >>> round(smooth_mean([30, 40, 50] * 1000, 100, 1.0, 1e-6, rng=make_rng(2024)), 1)
+    40.0
+    """
+    u = check_positive(upper, "upper")
+    x = np.clip(_values(values), 0.0, u)
+    eps = check_epsilon(epsilon)
+    s = smooth_sensitivity_mean(x.size, u, eps, delta, noise=noise)
+    size, rng = _size(size), check_rng(rng)
+    if noise == "laplace":
+        return _scalar_or_array(x.mean() + sample_laplace(2 * s / eps, size=size, rng=rng))
+    cauchy = np.tan(np.pi * (open_uniform(size, rng=rng) - 0.5))  # inverse CDF of Cauchy(0, 1)
+    return _scalar_or_array(x.mean() + 6 * s / eps * cauchy)
+
+
+def hash_chunks(keys, k):
+    """Chunk label in 0..k-1 of each record: a stable 64-bit hash of its key, modulo k.
+
+    The label depends on the record's own key only, so adding or removing a
+    record changes exactly one chunk. The hash (pandas' SipHash with a fixed
+    key) is the same in every process.
+
+    Privacy: none; a data-independent partition, as parallel composition needs.
+
+    Defined in: chapters/04_local_sensitivity.ipynb
+
+    Examples
+    --------
+    >>> labels = hash_chunks(np.arange(10_000), 4)
+    >>> np.bincount(labels).tolist()  # about 2500 each
+    [2410, 2561, 2456, 2573]
+    """
+    k = check_int(k, "k", minimum=1)
+    keys = np.asarray(keys)
+    if keys.ndim != 1 or keys.size == 0:
+        raise ValueError(f"keys must be a non-empty 1-dimensional array, got shape {keys.shape}")
+    return (pd.util.hash_array(keys) % np.uint64(k)).astype(np.int64)
+
+
+def contiguous_chunk_count(n, k):
+    """Chunks made by the slip ``[x[i:i + m] for i in range(0, n, m)]`` with m = ceil(n/k): ceil(n/m).
+
+    Often fewer than k, so noise calibrated to k understates ε by k / count.
+
+    Privacy: none; a diagnostic of a common slip.
+
+    Examples
+    --------
+    >>> contiguous_chunk_count(32561, 600), contiguous_chunk_count(32561, 6000)
+    (593, 5427)
+    """
+    n = check_int(n, "n", minimum=1)
+    k = check_int(k, "k", minimum=1, maximum=n)
+    return -(-n // -(-n // k))
+
+
+def _one_number(answer):
+    try:
+        return float(answer)
+    except (TypeError, ValueError):
+        raise ValueError(f"f must return one number per chunk, got {answer!r}") from None
+
+
+def chunk_answers(values, f, k, lower, upper, *, keys=None, default=None):
+    """The k clipped chunk answers clip(f(chunk_j), lower, upper) of sample-and-aggregate.
+
+    Chunk j holds the records whose ``hash_chunks(keys, k)`` is j (``keys``
+    defaults to the row index). An empty chunk, or a non-finite f, gives
+    ``default`` (midpoint of [lower, upper] unless set). f = ``np.mean`` or
+    ``"mean"`` uses a vectorized path (np.bincount); any other f is called once
+    per non-empty chunk.
+
+    Privacy: none by itself; each answer depends on its own chunk only.
+
+    Defined in: chapters/04_local_sensitivity.ipynb
+
+    Examples
+    --------
+    >>> chunk_answers([10.0, 20.0, 30.0, 40.0], "mean", 1, 0, 100).tolist()
+    [25.0]
+    >>> chunk_answers([10.0, 20.0, 30.0, 40.0], np.median, 3, 0, 100).size
+    3
+    """
+    x = _values(values)
+    k = check_int(k, "k", minimum=1, maximum=x.size)
+    lo = float(check_finite_array(lower, "lower", ndim=0))
+    hi = float(check_finite_array(upper, "upper", ndim=0))
+    if lo >= hi:
+        raise ValueError(f"lower must be < upper, got lower={lower!r}, upper={upper!r}")
+    fill = (lo + hi) / 2 if default is None else float(check_finite_array(default, "default", ndim=0))
+    if keys is None:
+        keys = np.arange(x.size)
+    if len(keys) != x.size:
+        raise ValueError(f"keys must have one entry per value, got {len(keys)} keys for {x.size} values")
+    labels = hash_chunks(keys, k)
+    counts = np.bincount(labels, minlength=k)
+    if f is np.mean or (isinstance(f, str) and f == "mean"):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            answers = np.bincount(labels, weights=x, minlength=k) / counts
+    elif callable(f):
+        order = np.argsort(labels, kind="stable")
+        pieces = np.split(x[order], np.cumsum(counts)[:-1])
+        answers = np.array([_one_number(f(p)) if p.size else np.nan for p in pieces])
+    else:
+        raise ValueError(f"f must be a callable of one chunk or 'mean', got {f!r}")
+    answers = np.where(np.isfinite(answers), answers, fill)
+    return np.clip(answers, lo, hi)
+
+
+def sample_and_aggregate(values, f, k, lower, upper, epsilon, *, rng, keys=None, default=None, size=None):
+    """Sample-and-aggregate: mean of k clipped chunk answers + Lap((upper - lower)/(kε)).
+
+    Records go to exactly k chunks by a hash of their key (``keys``, e.g. the
+    SSN column). Without ``keys`` the row index is hashed: valid only if the
+    index is a fixed per-record identifier, i.e. rows are never renumbered when
+    a record is added or removed. See ``chunk_answers`` for f and ``default``.
+    ``size`` gives that many independent runs on the same chunks.
+
+    Privacy: ε-DP for add/remove-one neighbours: one record changes one chunk
+    answer by at most upper - lower, the mean by (upper - lower)/k (parallel
+    composition over disjoint, data-independent chunks).
+
+    Defined in: chapters/04_local_sensitivity.ipynb
+
+    Examples
+    --------
+    >>> from dp_lib import make_rng
+    >>> ages = np.tile([30.0, 40.0, 50.0], 1000)
+    >>> round(sample_and_aggregate(ages, np.median, 100, 0, 100, 1.0, rng=make_rng(2024)), 0)
+    40.0
+    """
+    answers = chunk_answers(values, f, k, lower, upper, keys=keys, default=default)
+    scale = (float(upper) - float(lower)) / (answers.size * check_epsilon(epsilon))
+    noise = sample_laplace(scale, size=_size(size), rng=check_rng(rng))
+    return _scalar_or_array(answers.mean() + noise)
