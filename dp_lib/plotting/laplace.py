@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from ..data import load_adult
 from ..mechanisms import analytic_gaussian_sigma, laplace_mech, laplace_scale
@@ -48,8 +49,10 @@ def plot_sample_check(samples, scale, *, loc=0.0, title="inverse-CDF samples"):
     lim = loc + 6 * scale
     x = np.linspace(2 * loc - lim, lim, 801)
     fig, ax = new_figure(width=6.0)
-    ax.hist(samples, bins=np.linspace(2 * loc - lim, lim, 81), density=True,
-            color=OKABE_ITO["sky"], label=f"{samples.size:,} samples")
+    edges = np.linspace(2 * loc - lim, lim, 81)
+    counts, _ = np.histogram(samples, bins=edges)
+    ax.stairs(counts / (samples.size * np.diff(edges)), edges, fill=True, color=OKABE_ITO["sky"],
+              label=f"{samples.size:,} samples")
     ax.plot(x, laplace_pdf(x, loc=loc, scale=scale), color=OKABE_ITO["vermillion"], label="exact density")
     ax.set(title=title, xlabel="x", ylabel="density")
     ax.legend()
@@ -72,7 +75,7 @@ def plot_noisy_count(epsilon=1.0, sensitivity=1.0, seed=2024):
 
 
 @book_style
-def noisy_count_figure(epsilon, sensitivity, *, true_answer, rng, n_draws=10_000, half_width=40.0):
+def noisy_count_figure(epsilon, sensitivity, *, true_answer, rng, n_draws=10_000, half_width=15.0):
     """Noise density and a histogram of ``n_draws`` Laplace releases of ``true_answer``.
 
     Defined in: chapters/01_laplace.ipynb
@@ -87,13 +90,15 @@ def noisy_count_figure(epsilon, sensitivity, *, true_answer, rng, n_draws=10_000
     left.set(title=f"noise density Lap(b = Δ/ε = {b:.3g})", xlabel="noise", xlim=(-half_width, half_width))
     edges = np.linspace(true_answer - half_width, true_answer + half_width, 81)
     inside = np.mean(np.abs(noisy - true_answer) <= half_width)
-    right.hist(noisy, bins=edges, density=True, color=OKABE_ITO["sky"],
-               label=f"{n_draws:,} releases ({inside:.0%} in view)")
+    counts, _ = np.histogram(noisy, bins=edges)
+    right.stairs(counts / (n_draws * np.diff(edges)), edges, fill=True, color=OKABE_ITO["sky"],
+                 label=f"{n_draws:,} releases ({inside:.0%} in view)")
     right.plot(x + true_answer, laplace_pdf(x, scale=b), color=OKABE_ITO["vermillion"], label="exact")
     right.axvline(true_answer, color=OKABE_ITO["black"], lw=1, ls="--", label="true answer")
     right.set(title=f"noisy answers, ε = {epsilon:g}, Δ = {sensitivity:g}", xlabel="released count",
               xlim=(true_answer - half_width, true_answer + half_width))
-    right.legend(loc="upper right", fontsize=8)
+    right.xaxis.set_major_locator(MaxNLocator(4))
+    right.legend(loc="upper left", fontsize=8)
     return fig
 
 

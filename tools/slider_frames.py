@@ -1,0 +1,144 @@
+"""Sphinx extension: sliders that move in the static book, with no kernel and no CDN.
+
+A chapter's slider cell (``_ = interact(plot_x, ...)``) may carry cell metadata
+
+    "slider_frames": {
+        "function": "dp_lib.plotting.plot_noisy_count",
+        "grid": {"epsilon": [0.1, 0.5, 1.0, 2.0], "sensitivity": [1.0, 2.0]},
+        "alt": "Noisy counts at ε = {epsilon}, sensitivity {sensitivity}"
+    }
+
+At build time this extension calls the same plotting function for every point
+of the grid (the other arguments keep their defaults, including the figure's
+seed), saves each figure as a PNG under ``_static/slider-frames/`` and places
+below the cell a small HTML form: one range control per parameter, the
+current value beside it, and the image for that setting. The default setting
+of the function must be on the grid; it is shown first. A few lines of local
+JavaScript swap the image; nothing is fetched from another host.
+
+``render_frame`` is also what the tests use to check that the built frames are
+exactly what the plotting function draws.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import importlib
+import inspect
+import io
+import itertools
+import json
+import posixpath
+import shutil
+from pathlib import Path
+
+from docutils import nodes
+
+STATIC_DIR = "slider-frames"
+JS_FILE = "slider_frames.js"
+_HERE = Path(__file__).resolve().parent / "slider_frames_static"
+
+
+def resolve_function(dotted: str):
+    """Import ``package.module.function`` and return the function."""
+    module, _, name = dotted.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+def grid_points(spec: dict) -> list[dict]:
+    """Every combination of the grid, in row-major order of the parameters."""
+    names = list(spec["grid"])
+    return [dict(zip(names, values)) for values in itertools.product(*(spec["grid"][n] for n in names))]
+
+
+def default_setting(spec: dict) -> dict:
+    """The function's default value for each slider parameter (must lie on the grid)."""
+    params = inspect.signature(resolve_function(spec["function"])).parameters
+    defaults = {name: params[name].default for name in spec["grid"]}
+    for name, value in defaults.items():
+        if value not in spec["grid"][name]:
+            raise ValueError(f"slider_frames: the default {name}={value!r} of {spec['function']} is not on its grid")
+    return defaults
+
+
+def render_frame(spec: dict, setting: dict) -> bytes:
+    """PNG bytes of the figure for one setting, saved as the notebook's inline backend does."""
+    fig = resolve_function(spec["function"])(**setting)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", bbox_inches="tight", dpi=fig.dpi, metadata={"Software": None})
+    return buf.getvalue()
+
+
+def frame_name(spec: dict, setting: dict) -> str:
+    """A stable file name for one frame of one figure."""
+    key = json.dumps({"function": spec["function"], "setting": setting}, sort_keys=True)
+    label = "_".join(f"{k}-{v}" for k, v in setting.items()).replace(".", "p")
+    return f"{spec['function'].rpartition('.')[2]}_{label}_{hashlib.sha1(key.encode()).hexdigest()[:8]}.png"
+
+
+def _control_html(spec: dict, files: list[str], defaults: dict, cell_id: str) -> str:
+    labels = spec.get("labels", {})
+    alt = spec.get("alt", "Figure for " + ", ".join(f"{n} = {{{n}}}" for n in spec["grid"]))
+    points = grid_points(spec)
+    alts = [alt.format(**p) for p in points]
+    start = points.index(defaults)
+    data = html.escape(json.dumps({"files": files, "alts": alts, "sizes": [len(v) for v in spec["grid"].values()]}))
+    rows = []
+    for name, values in spec["grid"].items():
+        idx = values.index(defaults[name])
+        label = html.escape(labels.get(name, name))
+        shown = json.dumps([str(v) for v in values])
+        rows.append(
+            f'<label class="slider-frames-row">{label} '
+            f'<input type="range" min="0" max="{len(values) - 1}" step="1" value="{idx}" '
+            f'data-values="{html.escape(shown)}" aria-label="{label}" aria-valuetext="{values[idx]}"> '
+            f'<output>{html.escape(str(values[idx]))}</output></label>'
+        )
+    return (
+        f'<div class="slider-frames" id="{cell_id}" data-frames="{data}">'
+        '<p class="slider-frames-note">Pre-rendered figures: move a slider (mouse or arrow keys) to see the figure '
+        "for that setting. For any other value, run the chapter in JupyterLab or open it with the launch buttons "
+        "(rocket icon) at the top of the page.</p>"
+        + "".join(rows)
+        + f'<img class="slider-frames-image" src="{files[start]}" alt="{html.escape(alts[start])}">'
+        "</div>"
+    )
+
+
+def _add_frames(app, doctree) -> None:
+    if app.builder.format != "html":
+        return
+    docname = app.env.docname
+    outdir = Path(app.outdir) / "_static" / STATIC_DIR
+    count = 0
+    for node in doctree.findall(nodes.container):
+        spec = node.get("cell_metadata", {}).get("slider_frames") if node.get("nb_element") == "cell_code" else None
+        if not spec:
+            continue
+        defaults = default_setting(spec)
+        files = []
+        for setting in grid_points(spec):
+            name = frame_name(spec, setting)
+            outdir.mkdir(parents=True, exist_ok=True)
+            (outdir / name).write_bytes(render_frame(spec, setting))
+            files.append(posixpath.relpath(f"_static/{STATIC_DIR}/{name}", posixpath.dirname(docname) or "."))
+        cell_id = f"slider-frames-{posixpath.basename(docname)}-{count}"
+        node.append(nodes.raw("", _control_html(spec, files, defaults, cell_id), format="html"))
+        count += 1
+
+
+def _copy_static(app, exception) -> None:
+    if exception is None and app.builder.format == "html":
+        target = Path(app.outdir) / "_static"
+        target.mkdir(parents=True, exist_ok=True)
+        for name in (JS_FILE, "slider_frames.css"):
+            shutil.copyfile(_HERE / name, target / name)
+
+
+def setup(app):
+    app.add_js_file(JS_FILE)
+    app.add_css_file("slider_frames.css")
+    app.connect("doctree-read", _add_frames)
+    app.connect("build-finished", _copy_static)
+    return {"version": "1.0", "parallel_read_safe": False, "parallel_write_safe": True}
