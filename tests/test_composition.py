@@ -303,3 +303,44 @@ def test_parallel_histogram_refuses():
         parallel_histogram(df, "c", 1.0, rng=make_rng(0), domain=[])
     with pytest.raises(ValueError, match="domain"):
         parallel_histogram(df, "c", 1.0, rng=make_rng(0), domain=["a", "a"])
+
+
+# ---------------------------------------------------------------- figures of Chapter 2
+
+
+def _texts(fig):
+    return [t.get_text() for ax in fig.axes for t in ax.texts] + [ax.get_title() for ax in fig.axes]
+
+
+def test_slider_figures_defaults_and_reproducibility():
+    from matplotlib.figure import Figure
+
+    from dp_lib.plotting import plot_advanced_composition, plot_averaging
+
+    fig = plot_averaging()
+    assert isinstance(fig, Figure) and len(fig.axes) == 2
+    assert "×3.16" in fig.axes[1].get_title()  # sqrt(k) = sqrt(10) at the default k
+    same = plot_averaging(epsilon=1.0, k=10, seed=2024)
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert labels == [t.get_text() for t in same.axes[0].get_legend().get_texts()]
+    assert plot_advanced_composition().axes[1].get_title() == "advanced wins for k ≥ 29"
+    assert plot_advanced_composition(epsilon=1.0).axes[1].get_title() == "advanced never wins (ε ≥ ln 2)"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda f: f["avg"](epsilon=0.0),
+        lambda f: f["avg"](epsilon=float("nan")),
+        lambda f: f["avg"](k=0),
+        lambda f: f["avg"](k=2.5),
+        lambda f: f["adv"](epsilon=-1.0),
+        lambda f: f["adv"](delta_prime=0.0),
+        lambda f: f["adv"](delta_prime=1.0),
+    ],
+)
+def test_slider_figures_show_a_message_instead_of_raising(call):
+    from dp_lib.plotting import plot_advanced_composition, plot_averaging
+
+    fig = call({"avg": plot_averaging, "adv": plot_advanced_composition})
+    assert any("must be" in text for text in _texts(fig))
