@@ -10,6 +10,8 @@ Modules are split by topic, and every public name is re-exported here:
 - ``selection``: private selection: exponential mechanism, report noisy max, permute-and-flip
 - ``local``: local DP: randomized response, k-ary RR, unary encoding (SUE/OUE)
 - ``sensitivity``: local sensitivity, propose-test-release, smooth sensitivity, sample-and-aggregate
+- ``learning``: logistic regression by noisy gradient descent: clipping, per-iteration noise, composition
+- ``audit``: empirical auditing: a certified lower bound on ε from neighbouring inputs (Clopper–Pearson)
 - ``validation``: shared argument checks (``ValueError`` naming the parameter)
 - ``plotting``: the book's figures, in one colour-blind-safe style
 
@@ -17,17 +19,19 @@ Every function that draws noise takes a keyword-only ``rng`` (a
 ``numpy.random.Generator``).
 """
 
+from .audit import *  # noqa: F401,F403
 from .composition import *  # noqa: F401,F403
 from .data import *  # noqa: F401,F403
+from .learning import *  # noqa: F401,F403
 from .local import *  # noqa: F401,F403
 from .mechanisms import *  # noqa: F401,F403
 from .noise import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
 from .sensitivity import *  # noqa: F401,F403
-from . import composition, data, local, mechanisms, noise, plotting, random, selection, sensitivity, validation  # noqa: E402
+from . import audit, composition, data, learning, local, mechanisms, noise, plotting, random, selection, sensitivity, validation  # noqa: E402
 
-__all__ = [*composition.__all__, *data.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__, *random.__all__,
-           *selection.__all__, *sensitivity.__all__]
+__all__ = [*audit.__all__, *composition.__all__, *data.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__,
+           *random.__all__, *selection.__all__, *sensitivity.__all__]
 
 __version__ = "0.1.0"
