@@ -15,7 +15,7 @@ import math
 import numpy as np
 from scipy.special import logsumexp, roots_legendre
 
-from .noise import open_uniform, sample_laplace
+from .noise import _scalar_or_array, open_uniform, sample_laplace
 from .random import check_rng
 from .validation import (check_epsilon, check_finite_array, check_int, check_nonempty,
                          check_positive, check_same_length)
@@ -25,6 +25,7 @@ __all__ = [
     "exponential_mech",
     "exponential_error_bound",
     "noisy_max_scale",
+    "laplace_noisy_max_win_probability",
     "report_noisy_max",
     "permute_and_flip",
     "permute_and_flip_probabilities",
@@ -196,6 +197,30 @@ def noisy_max_scale(sensitivity, epsilon, *, monotone=False):
     (4.0, 2.0)
     """
     return 1.0 / _rate(sensitivity, epsilon, monotone)
+
+
+def laplace_noisy_max_win_probability(gap, scale):
+    """Pr[A is released] by noisy max over two candidates A, B with iid Lap(scale) noise.
+
+    With gap = u_A - u_B and D the difference of two Lap(b) variables,
+    Pr[D > t] = e^{-t/b} (1 + t/(2b)) / 2 for t >= 0; the answer is Pr[D > -gap].
+
+    Privacy: none (a formula); Chapter 3 uses it for the exact privacy loss of noisy max.
+
+    Defined in: chapters/03_exponential_mechanism.ipynb
+
+    Examples
+    --------
+    >>> laplace_noisy_max_win_probability(0.0, 1.0)
+    0.5
+    >>> round(laplace_noisy_max_win_probability(-2.0, 1.0), 4)
+    0.1353
+    """
+    g = check_finite_array(gap, "gap")
+    b = check_positive(scale, "scale")
+    t = np.abs(g) / b
+    loser = 0.5 * np.exp(-t) * (1 + t / 2)  # Pr[the lower-scored candidate wins]
+    return _scalar_or_array(np.where(g >= 0, 1 - loser, loser))
 
 
 def report_noisy_max(candidates, scores, sensitivity, epsilon, *, rng, noise="laplace", monotone=False,

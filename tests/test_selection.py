@@ -287,3 +287,35 @@ def test_bad_noise_and_probability_inputs():
         exponential_error_bound(0, 1.0, 1.0, 1.0)
     with pytest.raises(ValueError, match="epsilon"):
         noisy_max_scale(1.0, 0.0)
+
+
+# --- two-candidate noisy max formula and figures -------------------------------------------------
+
+def test_laplace_noisy_max_win_probability():
+    from dp_lib import laplace_noisy_max_win_probability as win
+    for gap, scale in [(0.0, 1.0), (1.5, 2.0), (-3.0, 0.5), (7.0, 3.0)]:
+        exact = rnm_laplace_probabilities([gap, 0.0], scale)[0]
+        assert win(gap, scale) == pytest.approx(exact, abs=1e-8)
+        assert win(gap, scale) + win(-gap, scale) == pytest.approx(1.0)
+    # the worst loss of Lap(1/ε) noise: below ε for monotone neighbours, towards 2ε for general ones
+    g = np.linspace(-40, 40, 8001)
+    mono = np.abs(np.log(win(g, 1.0)) - np.log(win(g + 1, 1.0))).max()
+    general = np.abs(np.log(win(g, 1.0)) - np.log(win(g + 2, 1.0))).max()
+    assert mono < 1.0 < 1.9 < general < 2.0
+    with pytest.raises(ValueError, match="scale"):
+        win(0.0, 0.0)
+    with pytest.raises(ValueError, match="gap"):
+        win(np.nan, 1.0)
+
+
+def test_slider_figure_defaults_and_bad_settings():
+    from matplotlib.figure import Figure
+
+    from dp_lib.plotting import marital_status_counts, plot_selection_distributions
+    categories, counts = marital_status_counts()
+    assert len(categories) == 7 and counts.sum() == 32561 and counts[0] == counts.max()
+    fig = plot_selection_distributions()
+    assert isinstance(fig, Figure) and len(fig.axes) == 3
+    for bad in (0.0, -1.0, float("nan")):
+        fig = plot_selection_distributions(epsilon=bad)  # a message in the figure, not an exception
+        assert any("epsilon" in t.get_text() for t in fig.axes[0].texts)

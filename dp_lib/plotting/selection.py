@@ -1,0 +1,219 @@
+"""Figures of Chapter 3: choosing privately (EM, report noisy max, permute-and-flip)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from ..data import load_adult
+from ..noise import laplace_pdf
+from ..random import make_rng
+from ..selection import (exponential_error_bound, exponential_mech, exponential_probabilities,
+                         laplace_noisy_max_win_probability, permute_and_flip_probabilities,
+                         report_noisy_max)
+from ..validation import check_epsilon, check_finite_array, check_int, check_positive
+from .style import OKABE_ITO, book_style, new_figure
+
+__all__ = [
+    "marital_status_counts",
+    "plot_selection_distributions",
+    "plot_exact_vs_observed",
+    "plot_noisy_max_loss",
+    "plot_em_laplace",
+    "plot_utility_bound",
+]
+
+_MECH_COLORS = {"EM": OKABE_ITO["blue"], "PF": OKABE_ITO["green"], "RNM": OKABE_ITO["orange"]}
+
+
+@lru_cache(maxsize=1)
+def _marital_status_counts():
+    counts = load_adult()["Marital Status"].value_counts()
+    return tuple(counts.index), counts.to_numpy(dtype=float)
+
+
+def marital_status_counts():
+    """(categories, counts) of ``Marital Status`` in the Adult data, largest first; cached.
+
+    The 7 categories are public (the census codebook); the counts are the
+    private scores. Under add/remove-one neighbours they are monotone with Δ = 1.
+
+    Defined in: chapters/03_exponential_mechanism.ipynb
+    """
+    categories, counts = _marital_status_counts()
+    return list(categories), counts.copy()
+
+
+def _message_figure(text):
+    fig, ax = new_figure(width=9.0, height=3.4)
+    ax.text(0.5, 0.5, text, ha="center", va="center", wrap=True, transform=ax.transAxes)
+    ax.set_axis_off()
+    return fig
+
+
+@book_style
+def plot_selection_distributions(epsilon=0.0002, seed=2024, n_draws=10_000):
+    """The slider figure of Chapter 3: EM, report noisy max (Laplace) and PF side by side.
+
+    Scores are the ``Marital Status`` counts, which are monotone counting
+    scores with Δ = 1 under add/remove, so all three mechanisms use their
+    monotone calibration: EM ∝ exp(ε u), RNM with Lap(1/ε), PF with
+    exp(ε (u - u*)). EM and PF bars are exact probabilities; RNM bars are
+    frequencies of ``n_draws`` releases drawn from ``make_rng(seed)``.
+
+    Defined in: chapters/03_exponential_mechanism.ipynb
+    """
+    try:
+        eps = check_epsilon(epsilon)
+        n_draws = check_int(n_draws, "n_draws", minimum=1)
+    except ValueError as err:
+        return _message_figure(f"Cannot draw this setting: {err}")
+    categories, counts = _marital_status_counts()
+    best = counts.max()
+    rnm = report_noisy_max(np.arange(counts.size), counts, 1.0, eps, rng=make_rng(seed),
+                           monotone=True, size=n_draws)
+    panels = {
+        "EM": exponential_probabilities(counts, 1.0, eps, monotone=True),
+        "RNM": np.bincount(rnm, minlength=counts.size) / n_draws,
+        "PF": permute_and_flip_probabilities(counts, 1.0, eps, monotone=True),
+    }
+    labels = {"EM": "exponential mechanism (exact)", "RNM": f"noisy max, Laplace ({n_draws:,} draws)",
+              "PF": "permute-and-flip (exact)"}
+    fig, axes = new_figure(1, 3, width=10.0, height=3.6, sharey=True)
+    y = np.arange(counts.size)
+    for ax, (key, p) in zip(axes, panels.items()):
+        ax.barh(y, p, color=_MECH_COLORS[key])
+        for yi, pi in zip(y, p):
+            ax.text(min(pi, 0.75) + 0.02, yi, f"{pi:.3f}", va="center", fontsize=8)
+        ax.set(xlim=(0, 1), xlabel="probability of being released",
+               title=f"{labels[key]}\nexpected error {best - p @ counts:,.0f} people")
+        ax.title.set_fontsize(9)
+    axes[0].set_yticks(y, [f"{c} ({n:,.0f})" for c, n in zip(categories, counts)], fontsize=8)
+    axes[0].invert_yaxis()
+    axes[0].set_ylabel("Marital Status (true count)")
+    fig.suptitle(f"Most common marital status at ε = {eps:g} (monotone counts, Δ = 1)", fontsize=11)
+    return fig
+
+
+@book_style
+def plot_exact_vs_observed(candidates, exact, observed, *, title="", xlabel="candidate"):
+    """Grouped bars: exact probabilities (dicts label -> array) beside observed frequencies.
+
+    Defined in: chapters/03_exponential_mechanism.ipynb
+    """
+    series = [(k, check_finite_array(v, k, ndim=1), True) for k, v in exact.items()]
+    series += [(k, check_finite_array(v, k, ndim=1), False) for k, v in observed.items()]
+    x = np.arange(len(candidates))
+    width = 0.8 / len(series)
+    fig, ax = new_figure(width=7.0, height=3.2)
+    for i, (label, p, is_exact) in enumerate(series):
+        ax.bar(x + (i - (len(series) - 1) / 2) * width, p, width, label=label,
+               hatch=None if is_exact else "//", edgecolor="white", alpha=1.0 if is_exact else 0.8)
+    labels = [str(c) for c in candidates]
+    long = max(len(t) for t in labels) > 6
+    ax.set_xticks(x, labels, rotation=20 if long else 0, ha="right" if long else "center", fontsize=8 if long else 10)
+    ax.set(title=title, xlabel=xlabel, ylabel="probability / frequency")
+    ax.legend(fontsize=8)
+    return fig
+
+
+@book_style
+def plot_noisy_max_loss(epsilon=1.0, *, max_gap=12.0):
+    """Exact privacy loss of report noisy max with Lap(1/ε) noise, two counting scores.
+
+    Each curve is the worst log-ratio of an output's probability on neighbours,
+    as a function of the score gap: monotone neighbours (one count moves by 1)
+    stay below ε; general neighbours (both scores move by 1, in opposite
+    directions) approach 2ε. Lap(2/ε) brings the general case back to ε.
+
+    Defined in: chapters/03_exponential_mechanism.ipynb
+    """
+    eps = check_epsilon(epsilon)
+    gap = np.linspace(-max_gap, max_gap, 1201) / eps
+
+    def loss(scale, step):
+        def log_win(g):  # ln Pr[the first candidate wins]; Pr[second wins] is log_win(-g)
+            return np.log(laplace_noisy_max_win_probability(g, scale))
+        return np.maximum(np.abs(log_win(gap) - log_win(gap + step)), np.abs(log_win(-gap) - log_win(-gap - step)))
+
+    fig, ax = new_figure(width=7.0, height=3.2)
+    ax.plot(gap, loss(1 / eps, 1.0), label="Lap(1/ε), monotone neighbours (one count +1)")
+    ax.plot(gap, loss(1 / eps, 2.0), label="Lap(1/ε), general neighbours (+1 and −1)")
+    ax.plot(gap, loss(2 / eps, 2.0), label="Lap(2/ε), general neighbours", ls="--")
+    for level, text in ((eps, "ε"), (2 * eps, "2ε")):
+        ax.axhline(level, color=OKABE_ITO["black"], lw=0.8, ls=":")
+        ax.text(gap[-1], level, text, va="bottom", ha="right")
+    ax.set(title=f"report noisy max, two candidates, target ε = {eps:g}",
+           xlabel="score gap u₁ − u₂", ylabel="privacy loss", ylim=(0, 3.0 * eps))
+    ax.legend(fontsize=8, loc="upper center")
+    return fig
+
+
+@book_style
+def plot_em_laplace(epsilon=1.0, sensitivity=1.0, *, true_answer=0.0, half_width=8.0, step=0.01):
+    """The exponential mechanism on a fine grid of r with u = -|q - r|, against Laplace densities.
+
+    Left: grid densities of generic EM (exp(ε u/(2Δ)), i.e. Lap(2Δ/ε)) and of
+    exp(ε u/Δ) (i.e. Lap(Δ/ε)), with the exact Laplace densities dashed.
+    Right: the privacy loss ln p_q(r) - ln p_{q+Δ}(r) of each along r.
+
+    Defined in: chapters/03_exponential_mechanism.ipynb
+    """
+    eps, d = check_epsilon(epsilon), check_positive(sensitivity, "sensitivity")
+    q = float(true_answer)
+    r = q + (d / eps) * np.arange(-40.0, 40.0 + step / 2, step)  # ±40 scales: truncation ~e^-20
+
+    def generic(center):
+        return exponential_probabilities(-np.abs(center - r), d, eps) / (r[1] - r[0])
+
+    def exact(center):
+        w = np.exp(-eps * np.abs(center - r) / d)
+        return w / (w.sum() * (r[1] - r[0]))
+
+    fig, (left, right) = new_figure(1, 2, width=9.0, height=3.4)
+    for f, name, b, color in ((generic, "EM, exp(εu/2Δ)", 2 * d / eps, OKABE_ITO["blue"]),
+                              (exact, "exp(εu/Δ)", d / eps, OKABE_ITO["vermillion"])):
+        left.plot(r, f(q), color=color, lw=2.5, alpha=0.6, label=f"{name} on the grid")
+        left.plot(r, laplace_pdf(r, loc=q, scale=b), color=OKABE_ITO["black"], lw=0.9, ls="--")
+        right.plot(r, np.log(f(q)) - np.log(f(q + d)), color=color, label=name)
+    left.plot([], [], color=OKABE_ITO["black"], lw=0.9, ls="--", label="Laplace density Lap(2Δ/ε), Lap(Δ/ε)")
+    lim = (q - half_width * d / eps, q + half_width * d / eps)
+    left.set(title=f"u(x, r) = −|q − r|, Δ = {d:g}, ε = {eps:g}", xlabel="output r", ylabel="density", xlim=lim)
+    left.legend(fontsize=8, loc="upper left")
+    for level in (eps / 2, eps, -eps / 2, -eps):
+        right.axhline(level, color=OKABE_ITO["black"], lw=0.6, ls=":")
+    right.set(title=f"privacy loss, q = {q:g} vs q′ = {q + d:g}", xlabel="output r",
+              ylabel="ln p_q(r) − ln p_q′(r)", xlim=lim, ylim=(-1.3 * eps, 1.3 * eps))
+    right.legend(fontsize=8)
+    return fig
+
+
+@book_style
+def plot_utility_bound(scores, epsilon, sensitivity=1.0, *, seed=2024, n_draws=10_000):
+    """Observed and exact error tails of EM against the utility theorem's bound.
+
+    error = OPT - u(output); the bound is Pr[error ≥ (2Δ/ε)(ln(|R|/|R_OPT|) + t)] ≤ e^-t.
+
+    Defined in: chapters/03_exponential_mechanism.ipynb
+    """
+    u = check_finite_array(scores, "scores", ndim=1, allow_empty=False)
+    eps, d = check_epsilon(epsilon), check_positive(sensitivity, "sensitivity")
+    draws = exponential_mech(np.arange(u.size), u, d, eps, rng=make_rng(seed), size=n_draws)
+    errors = u.max() - u[draws]
+    p = exponential_probabilities(u, d, eps)
+    x = np.linspace(0, exponential_error_bound(u.size, d, eps, 7.0), 400)
+    exact_tail = np.array([p[u.max() - u >= xi].sum() for xi in x])
+    observed_tail = np.array([np.mean(errors >= xi) for xi in x])
+    n_opt = int(np.sum(u == u.max()))
+    bound = np.minimum(1.0, (u.size / n_opt) * np.exp(-x * eps / (2 * d)))
+    fig, ax = new_figure(width=7.0, height=3.4)
+    ax.step(x, observed_tail, where="post", color=OKABE_ITO["orange"], lw=2.5, alpha=0.7,
+            label=f"observed, {n_draws:,} draws")
+    ax.step(x, exact_tail, where="post", color=OKABE_ITO["blue"], lw=1, label="exact")
+    ax.plot(x, bound, color=OKABE_ITO["vermillion"], ls="--", label="bound  (|R|/|R_OPT|) exp(−εx/2Δ)")
+    ax.set_yscale("log")
+    ax.set(ylim=(0.5 / n_draws, 1.5), xlabel="error x = OPT − u(output)", ylabel="Pr[error ≥ x]",
+           title=f"utility of the exponential mechanism, |R| = {u.size}, ε = {eps:g}")
+    ax.legend(fontsize=8)
+    return fig
