@@ -1,0 +1,235 @@
+"""Figures of Chapter 4: the local-sensitivity leak, PTR, smooth sensitivity, sample-and-aggregate."""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from numbers import Integral, Real
+
+import numpy as np
+
+from ..data import load_adult
+from ..mechanisms import pct_error
+from ..random import make_rng
+from ..sensitivity import (
+    chunk_answers,
+    distance_to_high_sensitivity,
+    gs_mean,
+    log_smooth_sensitivity_terms,
+    ptr_bottom_probability,
+    ptr_mean,
+    ptr_threshold,
+    sample_and_aggregate,
+    smooth_beta,
+    smooth_mean,
+    smooth_sensitivity_mean,
+)
+from ..validation import check_finite_array
+from .style import OKABE_ITO, book_style, new_figure
+
+__all__ = [
+    "plot_ls_leak",
+    "plot_ptr_refusal",
+    "plot_smooth_terms",
+    "plot_saa_tradeoff",
+    "plot_mechanism_comparison",
+]
+
+UPPER = 100.0
+
+
+@lru_cache(maxsize=1)
+def _adult_ages_and_ids():
+    """Adult ages (float) and the SSN as an integer per-record identifier, read once."""
+    adult = load_adult()
+    ids = adult["SSN"].str.replace("-", "", regex=False).astype(np.int64).to_numpy()
+    ages = adult["Age"].to_numpy(dtype=float)
+    ages.flags.writeable = ids.flags.writeable = False
+    return ages, ids
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, Real) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _message(text: str):
+    """A figure that shows ``text`` instead of a plot (for slider settings that make no sense)."""
+    fig, ax = new_figure(width=8.0, height=1.6)
+    ax.set_axis_off()
+    ax.text(0.5, 0.5, text, ha="center", va="center", wrap=True, color=OKABE_ITO["vermillion"])
+    return fig
+
+
+@book_style
+def plot_ls_leak(releases_a, releases_b, *, centre, threshold, epsilon, success,
+                 labels=("x", "x'"), half_width=None):
+    """The leak of local-sensitivity noise: two output histograms and the success rate against the ε-DP cap.
+
+    Left: histograms of the releases on two neighbouring data sets with the
+    same mean ``centre``, and the distinguisher's band |y - centre| < threshold.
+    Right: the cap e^ε/(1 + e^ε) that ε-DP puts on the success rate of any test
+    (equal priors), against the measured ``success`` of the band test, which
+    does not depend on ε because only the ratio of the two noise scales matters.
+
+    Defined in: chapters/04_local_sensitivity.ipynb
+    """
+    a = check_finite_array(releases_a, "releases_a", ndim=1, allow_empty=False)
+    b = check_finite_array(releases_b, "releases_b", ndim=1, allow_empty=False)
+    hw = half_width or 6 * threshold
+    edges = np.linspace(centre - hw, centre + hw, 81)
+    fig, (left, right) = new_figure(1, 2)
+    left.hist(a, bins=edges, density=True, histtype="step", lw=1.5, color=OKABE_ITO["blue"], label=labels[0])
+    left.hist(b, bins=edges, density=True, histtype="step", lw=1.5, color=OKABE_ITO["vermillion"], label=labels[1])
+    left.axvspan(centre - threshold, centre + threshold, color=OKABE_ITO["yellow"], alpha=0.3,
+                 label="band: guess x'")
+    left.set(title=f"releases at ε = {epsilon:g}", xlabel="released mean age", ylabel="density",
+             xlim=(centre - hw, centre + hw))
+    left.legend(fontsize=8, loc="upper left")
+    eps = np.linspace(0.01, 2.0, 200)
+    right.plot(eps, np.exp(eps) / (1 + np.exp(eps)), color=OKABE_ITO["black"], label="ε-DP cap e^ε/(1+e^ε)")
+    right.axhline(success, color=OKABE_ITO["vermillion"], lw=2, label=f"band test: {success:.3f} (above the cap: shaded)")
+    right.fill_between(eps, np.exp(eps) / (1 + np.exp(eps)), success,
+                       where=success > np.exp(eps) / (1 + np.exp(eps)), color=OKABE_ITO["vermillion"], alpha=0.2)
+    right.plot([epsilon], [success], "o", color=OKABE_ITO["vermillion"])
+    right.set(title="success rate of telling x from x'", xlabel="ε", ylabel="P[correct guess]", ylim=(0.45, 0.9))
+    right.legend(fontsize=8, loc="upper left")
+    return fig
+
+
+@book_style
+def plot_ptr_refusal(epsilon=1.0, delta=None, *, n=32_561, upper=UPPER):
+    """P[⊥] of propose-test-release: against the distance γ (left) and against the proposed bound b (right).
+
+    Left, log scale: the correct threshold ln(1/δ)/ε lets an unsafe data set
+    (γ = 0) pass with probability δ/2; the slip ln(2/δ)/(2ε) with the same
+    Lap(1/ε) test noise lets it pass with ½√(δ/2). Right: for the mean of n
+    values in [0, upper], γ̂ depends on n and b only, so P[⊥] drops from 1 to 0
+    within a hair of b = upper/n. δ defaults to 1/n².
+
+    Defined in: chapters/04_local_sensitivity.ipynb
+    """
+    delta = 1 / n**2 if delta is None else delta
+    t, t_slip = ptr_threshold(epsilon, delta), math.log(2 / delta) / (2 * epsilon)
+    gamma = np.arange(0, int(2 * t) + 6)
+    fig, (left, right) = new_figure(1, 2)
+    left.semilogy(gamma, 1 - ptr_bottom_probability(gamma, epsilon, delta), "o-", ms=3,
+                  label=f"threshold ln(1/δ)/ε = {t:.1f}")
+    left.semilogy(gamma, 1 - ptr_bottom_probability(gamma, epsilon, delta, threshold=t_slip), "s-", ms=3,
+                  color=OKABE_ITO["vermillion"], label=f"slip ln(2/δ)/(2ε) = {t_slip:.1f}")
+    left.axhline(delta / 2, color=OKABE_ITO["black"], ls=":", label="δ/2")
+    left.set(title="chance that the test passes", xlabel="distance γ to an unsafe data set", ylabel="P[release]")
+    left.legend(fontsize=8)
+    ls = upper / n
+    ratio = np.linspace(1 - 10 / n, 1 + 60 / n, 701)  # b / (u/n): γ̂ grows by about 1 per 1/n
+    gammas = np.array([distance_to_high_sensitivity(n, upper, r * ls) for r in ratio], dtype=float)
+    right.plot(ratio, ptr_bottom_probability(gammas, epsilon, delta), color=OKABE_ITO["blue"])
+    right.axvline(1.0, color=OKABE_ITO["black"], ls=":", label=f"b = u/n = {ls:.6f}")
+    right.set(title=f"mean of n = {n:,} values in [0, {upper:g}]", xlabel="proposed bound b / (u/n)",
+              ylabel="P[⊥]")
+    right.legend(fontsize=8)
+    right.ticklabel_format(axis="x", useOffset=False)
+    return fig
+
+
+@book_style
+def plot_smooth_terms(epsilon=1.0, delta=None, *, n=32_561, small_n=50, upper=UPPER):
+    """log10 of e^{-βk} A(k), A(k) = upper/max(n - k, 1), over every k from 0 to n + 1, for two sizes n.
+
+    The maximum (the smooth sensitivity S, marked) sits at k = 0 for the Adult
+    size but at the far end for a small data set: truncating the max to small k
+    would understate S there. δ defaults to 1/32561².
+
+    Defined in: chapters/04_local_sensitivity.ipynb
+    """
+    delta = 1 / 32_561**2 if delta is None else delta
+    beta = smooth_beta(epsilon, delta)
+    fig, axes = new_figure(1, 2)
+    for ax, size in zip(axes, (n, small_n)):
+        k = np.arange(size + 2)
+        terms = log_smooth_sensitivity_terms(size, upper, beta, k) / math.log(10)
+        s = smooth_sensitivity_mean(size, upper, epsilon, delta)
+        ax.plot(k, terms, color=OKABE_ITO["blue"], label="log10 e^(−βk) A(k)")
+        best = int(np.argmax(terms))
+        ax.plot([best], [terms[best]], "o", color=OKABE_ITO["vermillion"], label=f"max at k = {best:,}: S = {s:.3g}")
+        ax.axhline(math.log10(upper / size), color=OKABE_ITO["black"], ls=":", lw=1, label="k = 0 term, u/n")
+        if best != size - 1:  # the far end is a local maximum too: show how small it is
+            ax.annotate(f"k = n − 1: 10^{terms[size - 1]:.0f}", (size - 1, terms[size - 1]), xytext=(-10, 25),
+                        textcoords="offset points", ha="right", fontsize=8, arrowprops={"arrowstyle": "->"})
+        ax.set(title=f"n = {size:,}, β = {beta:.4f}", xlabel="k (records removed)", ylabel="log10 of the term")
+        ax.legend(fontsize=8, loc="upper right" if size == n else "upper center",
+                  bbox_to_anchor=(1.0, 0.9) if size == n else None)
+    return fig
+
+
+@book_style
+def plot_saa_tradeoff(epsilon=1.0, *, ks=(10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000)):
+    """Sample-and-aggregate on the Adult ages: |bias|, noise std and RMSE against the number of chunks k.
+
+    Chunks by a hash of the SSN. Left: f = mean clipped to [0, 100]; right:
+    f = standard deviation clipped to [0, 50]. The bias is exact
+    (mean of the chunk answers minus f of the whole data), the noise std is
+    √2·(u - l)/(kε), so the figure needs no simulation.
+
+    Defined in: chapters/04_local_sensitivity.ipynb
+    """
+    ages, ids = _adult_ages_and_ids()
+    ks = np.asarray(ks)
+    fig, axes = new_figure(1, 2)
+    for ax, (name, f, lo, hi, truth) in zip(axes, [("mean", "mean", 0.0, 100.0, ages.mean()),
+                                                    ("std", np.std, 0.0, 50.0, ages.std())]):
+        bias = np.array([chunk_answers(ages, f, int(k), lo, hi, keys=ids).mean() - truth for k in ks])
+        noise = math.sqrt(2) * (hi - lo) / (ks * epsilon)
+        ax.loglog(ks, np.abs(bias), "o-", ms=3, color=OKABE_ITO["orange"], label="|bias|")
+        ax.loglog(ks, noise, "s-", ms=3, color=OKABE_ITO["sky"], label="noise std")
+        ax.loglog(ks, np.hypot(bias, noise), color=OKABE_ITO["black"], lw=2, label="RMSE")
+        ax.set(title=f"f = {name} of a chunk, clipped to [{lo:g}, {hi:g}]", xlabel="number of chunks k",
+               ylabel="years")
+        ax.legend(fontsize=8)
+    return fig
+
+
+@book_style
+def plot_mechanism_comparison(epsilon=1.0, bound=0.005, k=1000, seed=2024, *, n_runs=1000):
+    """The slider figure of Chapter 4: percent error of four private means of the Adult ages at the same ε.
+
+    ``n_runs`` runs each, from ``make_rng(seed)``: the global-sensitivity mean
+    (noisy sum / noisy count, ε-DP), PTR with ε/2 for the test and ε/2 for the
+    release at proposed bound ``bound`` ((ε, δ)-DP; ⊥ runs are counted, not
+    plotted), smooth sensitivity with Laplace noise ((ε, δ)-DP) and
+    sample-and-aggregate with ``k`` hash chunks of the mean (ε-DP). δ = 1/n².
+    Ages are clipped to [0, 100]. The x-axis is logarithmic and fixed.
+
+    Defined in: chapters/04_local_sensitivity.ipynb
+    """
+    ages, ids = _adult_ages_and_ids()
+    n = ages.size
+    if not (_is_number(epsilon) and epsilon > 0):
+        return _message(f"ε must be a number > 0 (got {epsilon!r})")
+    if not (_is_number(bound) and bound > 0):
+        return _message(f"the proposed bound b must be a number > 0 (got {bound!r})")
+    if not (isinstance(k, Integral) and not isinstance(k, bool) and 1 <= k <= n):
+        return _message(f"k must be a whole number of chunks in [1, {n:,}] (got {k!r})")
+    delta, rng, truth = 1 / n**2, make_rng(seed), ages.mean()
+    runs = {
+        "GS: noisy sum / noisy count": gs_mean(ages, UPPER, epsilon, rng=rng, size=n_runs),
+        f"PTR, b = {bound:.4g}": ptr_mean(ages, UPPER, bound, epsilon / 2, delta, rng=rng, size=n_runs),
+        "smooth sensitivity (Laplace)": smooth_mean(ages, UPPER, epsilon, delta, rng=rng, size=n_runs),
+        f"sample-and-aggregate, k = {k:,}": sample_and_aggregate(ages, "mean", k, 0.0, UPPER, epsilon,
+                                                                 rng=rng, keys=ids, size=n_runs),
+    }
+    edges = np.logspace(-5, 3, 81)
+    fig, ax = new_figure(width=8.0, height=4.0)
+    for colour, (label, out) in zip(("blue", "vermillion", "green", "orange"), runs.items()):
+        released = out[~np.isnan(out)]
+        if released.size == 0:
+            ax.plot([], [], color=OKABE_ITO[colour], label=f"{label}: ⊥ in every run")
+            continue
+        err = np.clip(pct_error(truth, released), edges[0], edges[-1])
+        note = f", ⊥ {1 - released.size / out.size:.0%}" if released.size < out.size else ""
+        ax.hist(err, bins=edges, histtype="step", lw=1.8, color=OKABE_ITO[colour],
+                label=f"{label}: median {np.median(err):.3g} %{note}")
+    ax.set_xscale("log")
+    ax.set(title=f"mean age, {n_runs:,} runs each, ε = {epsilon:g} (PTR and smooth: δ = 1/n²)",
+           xlabel="percent error (log scale)", ylabel="runs", xlim=(edges[0], edges[-1]))
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
+    return fig
