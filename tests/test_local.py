@@ -362,3 +362,41 @@ def test_series_outputs_indexed_by_domain():
 def test_value_errors_name_the_parameter(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# --- figures (dp_lib.plotting.local) --------------------------------------------------------------
+
+def test_occupation_counts_drop_missing_and_follow_the_public_domain():
+    from dp_lib import load_adult
+    from dp_lib.plotting import OCCUPATIONS, occupation_counts
+
+    counts = occupation_counts()
+    occ = load_adult()["Occupation"]
+    assert list(counts.index) == list(OCCUPATIONS) and len(OCCUPATIONS) == 14
+    assert counts.sum() == occ.notna().sum() == 30718 and set(occ.dropna()) == set(OCCUPATIONS)
+    counts.iloc[0] = -1  # a copy: the cache is not changed
+    assert occupation_counts().iloc[0] > 0
+
+
+def test_slider_figures_defaults_reproducible_and_invalid_pairs_show_a_message():
+    from matplotlib.figure import Figure
+
+    from dp_lib.plotting import plot_sue_vs_oue, plot_unary_histogram
+
+    fig = plot_unary_histogram()
+    assert isinstance(fig, Figure) and "ε = 2.20" in fig.axes[0].get_title()
+    widths = [bar.get_width() for bar in fig.axes[0].patches]
+    assert widths == [bar.get_width() for bar in plot_unary_histogram(0.75, 0.25, 2024).axes[0].patches]
+    for p, q in ((0.25, 0.75), (0.5, 0.5), (1.0, 0.2), (0.5, 0.0)):
+        bad = plot_unary_histogram(p, q)
+        assert "no estimate" in bad.axes[0].get_title()
+        assert any("Move p above q" in t.get_text() for t in bad.axes[0].texts)
+    assert "ε = 0.50" in plot_sue_vs_oue(0.5).axes[0].get_title()
+
+
+def test_static_figures_run():
+    from dp_lib.plotting import plot_estimates_vs_normal, plot_local_vs_central, plot_protocol_choice
+
+    assert plot_protocol_choice().axes[0].get_xlabel() == "domain size k"
+    assert plot_local_vs_central(n_surveys=20).axes[0].get_xscale() == "log"
+    assert plot_estimates_vs_normal([1.0, 2.0, 3.0], 2, 1.0).axes
