@@ -241,13 +241,20 @@ def accuracy_curve(history, X, y):
     return pd.Series(accuracy(thetas, X, y), index=history.index, name="accuracy")
 
 
-def _clipped_sum(theta, X, y, row_norms, clip_norm):
-    """Σᵢ clip(gᵢ, C) without forming the n × d matrix: gᵢ = rᵢxᵢ has norm |rᵢ|·||xᵢ||."""
-    r = expit(X @ theta) - y
+def _residual_bounds(X, clip_norm):
+    """Per-row bound C/||xᵢ|| on the residual: clipping gᵢ = rᵢxᵢ to norm C is clipping rᵢ to ±C/||xᵢ||."""
     if clip_norm is None:
-        return X.T @ r
-    norms = np.abs(r) * row_norms
-    return X.T @ (r * np.minimum(1.0, clip_norm / np.where(norms > clip_norm, norms, clip_norm)))
+        return None
+    norms = np.linalg.norm(X, axis=1)
+    return np.divide(clip_norm, norms, out=np.full(len(norms), np.inf), where=norms > 0)
+
+
+def _clipped_sum(theta, X, y, bounds):
+    """Σᵢ clip(gᵢ, C) without forming the n × d matrix of per-example gradients."""
+    r = expit(X @ theta) - y
+    if bounds is not None:
+        r = np.minimum(np.maximum(r, -bounds), bounds)
+    return X.T @ r
 
 
 def _frame(thetas, extra=None):
@@ -279,9 +286,9 @@ def gradient_descent(X, y, iterations, *, learning_rate=4.0, clip_norm=None):
     k = check_int(iterations, "iterations", minimum=1)
     eta = check_positive(learning_rate, "learning_rate")
     c = None if clip_norm is None else check_positive(clip_norm, "clip_norm")
-    row_norms, thetas = np.linalg.norm(X, axis=1), np.zeros((k + 1, X.shape[1]))
+    bounds, thetas = _residual_bounds(X, c), np.zeros((k + 1, X.shape[1]))
     for t in range(k):  # iterations are sequential; each step is vectorised over the rows
-        thetas[t + 1] = thetas[t] - eta * _clipped_sum(thetas[t], X, y, row_norms, c) / len(y)
+        thetas[t + 1] = thetas[t] - eta * _clipped_sum(thetas[t], X, y, bounds) / len(y)
     return thetas[-1].copy(), _frame(thetas)
 
 
@@ -399,13 +406,13 @@ def noisy_gradient_descent(X, y, epsilon, delta, iterations, clip_norm, *, rng, 
     if accountant is not None:
         _check_room(accountant, charges)
     n_hat = float(public_n) if public_n is not None else max(laplace_mech(float(len(y)), 1.0, eps_count, rng=rng), 1.0)
-    row_norms, thetas = np.linalg.norm(X, axis=1), np.zeros((k + 1, d))
+    bounds, thetas = _residual_bounds(X, c), np.zeros((k + 1, d))
     for t in range(k):  # iterations are sequential; each step is vectorised over the rows
         if noise == "gaussian":
             noise_vec = rng.normal(0.0, sigma, size=d)
         else:
             noise_vec = sample_laplace(sigma / math.sqrt(2), size=d, rng=rng)
-        thetas[t + 1] = thetas[t] - eta * (_clipped_sum(thetas[t], X, y, row_norms, c) + noise_vec) / n_hat
+        thetas[t + 1] = thetas[t] - eta * (_clipped_sum(thetas[t], X, y, bounds) + noise_vec) / n_hat
     spent = np.zeros((k + 1, 2))
     for step, label, e, dl in charges:
         spent[step:] += (e, dl)

@@ -294,3 +294,30 @@ def test_gradient_descent_names_the_bad_parameter(toy):
         gradient_descent(X, y, 3, clip_norm=0.0)
     with pytest.raises(ValueError, match="history"):
         accuracy_curve(np.zeros((2, 3)), X, y)
+
+
+# --- figures --------------------------------------------------------------------------------------
+
+def test_slider_figure_is_reproducible_and_shows_the_run():
+    from matplotlib.figure import Figure
+
+    from dp_lib.plotting import plot_private_training
+
+    first, second = plot_private_training(), plot_private_training()
+    assert isinstance(first, Figure) and len(first.axes) == 2
+    lines = [ln for ln in first.axes[0].get_lines() if len(ln.get_xdata()) == 21]
+    assert len(lines) == 3, "non-private, clipped and private curves over iterations 0..20"
+    for a, b in zip(first.axes[0].get_lines(), second.axes[0].get_lines()):
+        assert np.array_equal(a.get_ydata(), b.get_ydata())
+    data = adult_features()
+    _, history = noisy_gradient_descent(data.X_train, data.y_train, 1.0, 1e-5, 20, 1.5, rng=make_rng(2024))
+    assert np.allclose(lines[-1].get_ydata(), np.maximum(accuracy_curve(history, data.X_test, data.y_test), 0.6))
+
+
+@pytest.mark.parametrize("kwargs", [{"iterations": 0}, {"iterations": 101}, {"clip_norm": 0.0}, {"epsilon": 0.0}])
+def test_slider_figure_shows_a_message_for_invalid_settings(kwargs):
+    from dp_lib.plotting import plot_private_training
+
+    fig = plot_private_training(**kwargs)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert len(texts) == 1 and texts[0].startswith("No figure for this setting")
