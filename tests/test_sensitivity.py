@@ -336,3 +336,20 @@ def test_outputs_are_reproducible_for_a_fixed_rng(ages):
 def test_bad_input_raises_value_error_naming_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+# ---------- figures ----------
+
+def test_slider_figure_defaults_and_invalid_settings():
+    from matplotlib.figure import Figure
+
+    from dp_lib.plotting import plot_mechanism_comparison
+
+    fig = plot_mechanism_comparison()
+    assert isinstance(fig, Figure) and len(fig.axes) == 1
+    assert len(fig.axes[0].get_legend().get_texts()) == 4
+    for bad in ({"epsilon": 0.0}, {"bound": -1.0}, {"k": 0}, {"k": 10**6}, {"k": 2.5}):
+        message = plot_mechanism_comparison(**bad)  # a message in the figure, never an exception
+        assert not message.axes[0].axison and message.axes[0].texts
+    refused = plot_mechanism_comparison(bound=0.001)  # below u/n: PTR answers ⊥ every time
+    assert any("⊥ in every run" in t.get_text() for t in refused.axes[0].get_legend().get_texts())

@@ -7,6 +7,7 @@ from functools import lru_cache
 from numbers import Integral, Real
 
 import numpy as np
+from matplotlib.ticker import FuncFormatter, NullLocator
 
 from ..data import load_adult
 from ..mechanisms import pct_error
@@ -229,6 +230,8 @@ def plot_mechanism_comparison(epsilon=1.0, bound=0.005, k=1000, seed=2024, *, n_
         ax.hist(err, bins=edges, histtype="step", lw=1.8, color=OKABE_ITO[colour],
                 label=f"{label}: median {np.median(err):.3g} %{note}")
     ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))  # plain text: no mathtext to typeset
+    ax.xaxis.set_minor_locator(NullLocator())
     ax.set(title=f"mean age, {n_runs:,} runs each, ε = {epsilon:g} (PTR and smooth: δ = 1/n²)",
            xlabel="percent error (log scale)", ylabel="runs", xlim=(edges[0], edges[-1]))
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
