@@ -428,3 +428,23 @@ def test_broken_mechanism_is_caught(name):
     result = audit(mechanism, x, x_prime, claimed, delta=delta)
     assert result.flagged and result.epsilon_lb > claimed, \
         f"{name}: certified {result.epsilon_lb:.3f} does not exceed claimed {claimed:.3f}"
+
+
+# --- the appendix's slider figure ------------------------------------------------------------------
+
+def test_figure_bounds_track_the_true_epsilon():
+    from dp_lib.plotting.audit import laplace_audit_bounds
+    grid = np.array([0.5, 1.0, 2.0, 3.0])
+    correct = laplace_audit_bounds(grid)
+    buggy = laplace_audit_bounds(grid, scale_factor=0.5)
+    assert np.all(correct <= grid) and np.all(correct > grid - 0.15)
+    assert np.all(buggy > grid) and np.all(buggy <= 2 * grid)
+
+
+def test_slider_figure_defaults_and_invalid_epsilon():
+    from matplotlib.figure import Figure
+
+    from dp_lib.plotting import plot_audit_laplace
+    assert isinstance(plot_audit_laplace(), Figure)
+    bad = plot_audit_laplace(epsilon=0.0)  # a message in the figure, not an exception
+    assert any("epsilon" in t.get_text() for ax in bad.axes for t in ax.texts)
