@@ -60,6 +60,15 @@ def mean_local_sensitivity(n, upper):
     data-dependent LS it may calibrate noise (as in PTR and smooth sensitivity).
     For n = 1 it holds whatever fixed value in [0, upper] the empty mean is given.
 
+    Parameters
+    ----------
+    n : int >= 1, the number of records.
+    upper : float > 0, values are clipped to [0, upper].
+
+    Returns
+    -------
+    float, upper / n.
+
     Privacy: none (a formula); add/remove-one neighbours.
 
     Defined in: chapters/04_local_sensitivity.ipynb
@@ -79,6 +88,15 @@ def mean_local_sensitivity_at(values, upper):
     removing x_i moves the mean by (x_i - x̄)/(n - 1), adding y by
     (y - x̄)/(n + 1). It is at most upper / n. Needs n >= 2 (removing the only
     record leaves the mean undefined).
+
+    Parameters
+    ----------
+    values : 1-d array of at least 2 finite numbers.
+    upper : float > 0.
+
+    Returns
+    -------
+    float, the exact LS.
 
     Privacy: NOT a valid noise scale: LS itself depends on the data (Chapter 4's leak).
 
@@ -104,6 +122,16 @@ def distance_to_high_sensitivity(n, upper, bound):
     floor(n - upper/bound) + 1 (clamped at 0), with a one-step correction for
     rounding; instant for any n. Returns ``math.inf`` when bound >= upper
     (no data set's mean moves by more than upper).
+
+    Parameters
+    ----------
+    n : int >= 1, the number of records.
+    upper : float > 0, values lie in [0, upper].
+    bound : float > 0, the proposed bound b on the local sensitivity.
+
+    Returns
+    -------
+    int (or ``math.inf``), the distance bound γ̂.
 
     Privacy: none (a formula of n, which PTR then tests with noise).
 
@@ -136,6 +164,8 @@ def ptr_threshold(epsilon, delta):
     With γ = 0 (an unsafe data set) the test passes with P[Lap(1/ε) > T] = δ/2.
 
     Privacy: with it, PTR is (2ε, δ)-DP in total (test ε plus release ε).
+
+    Defined in: chapters/04_local_sensitivity.ipynb
 
     Examples
     --------
@@ -180,6 +210,18 @@ def gs_mean(values, upper, epsilon, *, rng, size=None):
     Values are clipped to [0, upper]; the sum (sensitivity upper) and the count
     (sensitivity 1) get ε/2 each. ``size`` gives that many independent runs.
 
+    Parameters
+    ----------
+    values : 1-d array of finite numbers, at least one.
+    upper : float > 0, values are clipped to [0, upper].
+    epsilon : float > 0, the total budget.
+    rng : numpy.random.Generator (keyword-only, required).
+    size : None or int >= 1, the number of independent runs.
+
+    Returns
+    -------
+    float, or an array of ``size`` floats.
+
     Privacy: ε-DP for add/remove-one neighbours (sequential composition of two
     ε/2 releases; the division is post-processing).
 
@@ -206,6 +248,20 @@ def ptr_mean(values, upper, bound, epsilon, delta, *, rng, size=None):
     1. proposed bound b = ``bound``; 2. γ̂ = distance_to_high_sensitivity(n, upper, b);
     3. if γ̂ + Lap(1/ε) <= ln(1/δ)/ε return ⊥, else release mean + Lap(b/ε).
     With ``size`` it returns an array of that many runs, NaN marking ⊥.
+
+    Parameters
+    ----------
+    values : 1-d array of finite numbers, at least one.
+    upper : float > 0, values are clipped to [0, upper].
+    bound : float > 0, the proposed bound b.
+    epsilon : float > 0, spent by the test and again by the release.
+    delta : float in (0, 1).
+    rng : numpy.random.Generator (keyword-only, required).
+    size : None or int >= 1, the number of independent runs.
+
+    Returns
+    -------
+    float, or None for ⊥; with ``size`` an array (NaN = ⊥).
 
     Privacy: (2ε, δ)-DP in total for add/remove-one neighbours (ε for the test,
     ε for the release; not pure, since an unsafe data set passes with
@@ -243,6 +299,8 @@ def smooth_beta(epsilon, delta, noise="laplace"):
     Privacy: with the matching noise (see ``smooth_mean``) the release is
     (ε, δ)-DP (Laplace) or ε-DP (Cauchy).
 
+    Defined in: chapters/04_local_sensitivity.ipynb
+
     Examples
     --------
     >>> round(smooth_beta(1.0, 1e-6), 5)
@@ -264,6 +322,8 @@ def log_smooth_sensitivity_terms(n, upper, beta, k):
     Logs, because the far terms underflow (e^{-750} is 0.0 in float64).
 
     Privacy: none (a formula).
+
+    Defined in: chapters/04_local_sensitivity.ipynb
 
     Examples
     --------
@@ -288,6 +348,17 @@ def smooth_sensitivity_mean(n, upper, epsilon, delta, *, noise="laplace"):
     without evaluating the n terms (``log_smooth_sensitivity_terms`` does that).
     β = smooth_beta(epsilon, delta, noise).
 
+    Parameters
+    ----------
+    n : int >= 1, the number of records.
+    upper : float > 0, values lie in [0, upper].
+    epsilon, delta : the target; delta in (0, 1) for Laplace, delta = 0 for noise="cauchy".
+    noise : "laplace" or "cauchy" (keyword-only), which fixes β.
+
+    Returns
+    -------
+    float, S.
+
     Privacy: a β-smooth upper bound on LS for add/remove-one neighbours (NRS07 Def 2.1).
 
     Defined in: chapters/04_local_sensitivity.ipynb
@@ -310,6 +381,19 @@ def smooth_mean(values, upper, epsilon, delta, *, rng, noise="laplace", size=Non
 
     noise="laplace": mean + (2S/ε) Lap(1) with β = ε/(2 ln(2/δ)).
     noise="cauchy": mean + (6S/ε) Cauchy(1) with β = ε/6 (pass delta=0).
+
+    Parameters
+    ----------
+    values : 1-d array of finite numbers, at least one.
+    upper : float > 0, values are clipped to [0, upper].
+    epsilon, delta : the target; delta = 0 for noise="cauchy".
+    rng : numpy.random.Generator (keyword-only, required).
+    noise : "laplace" or "cauchy".
+    size : None or int >= 1, the number of independent runs.
+
+    Returns
+    -------
+    float, or an array of ``size`` floats.
 
     Privacy: (ε, δ)-DP (Laplace) or ε-DP (Cauchy) for add/remove-one
     neighbours (Nissim, Raskhodnikova & Smith 2007, Lemma 2.6 and Example 2.7).
@@ -364,6 +448,8 @@ def contiguous_chunk_count(n, k):
 
     Privacy: none; a diagnostic of a common slip.
 
+    Defined in: chapters/04_local_sensitivity.ipynb
+
     Examples
     --------
     >>> contiguous_chunk_count(32561, 600), contiguous_chunk_count(32561, 6000)
@@ -389,6 +475,19 @@ def chunk_answers(values, f, k, lower, upper, *, keys=None, default=None):
     ``default`` (midpoint of [lower, upper] unless set). f = ``np.mean`` or
     ``"mean"`` uses a vectorized path (np.bincount); any other f is called once
     per non-empty chunk.
+
+    Parameters
+    ----------
+    values : 1-d array of finite numbers.
+    f : callable taking a 1-d array (one chunk) and returning a number, or "mean".
+    k : int in [1, len(values)], the fixed number of chunks.
+    lower, upper : floats with lower < upper, the clipping range of the answers.
+    keys : optional 1-d array, one identifier per value.
+    default : optional float, the answer of an empty chunk.
+
+    Returns
+    -------
+    numpy array of k floats in [lower, upper].
 
     Privacy: none by itself; each answer depends on its own chunk only.
 
@@ -435,6 +534,17 @@ def sample_and_aggregate(values, f, k, lower, upper, epsilon, *, rng, keys=None,
     index is a fixed per-record identifier, i.e. rows are never renumbered when
     a record is added or removed. See ``chunk_answers`` for f and ``default``.
     ``size`` gives that many independent runs on the same chunks.
+
+    Parameters
+    ----------
+    values, f, k, lower, upper, keys, default : as in ``chunk_answers``.
+    epsilon : float > 0.
+    rng : numpy.random.Generator (keyword-only, required).
+    size : None or int >= 1, the number of independent runs.
+
+    Returns
+    -------
+    float, or an array of ``size`` floats.
 
     Privacy: ε-DP for add/remove-one neighbours: one record changes one chunk
     answer by at most upper - lower, the mean by (upper - lower)/k (parallel
