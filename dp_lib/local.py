@@ -43,10 +43,14 @@ def _check_rr_p(p) -> float:
     return x
 
 
-def _check_pq(p, q) -> tuple[float, float]:
-    """Require 0 < q < p < 1: then epsilon is finite and the estimator is defined."""
-    p = check_probability(p, "p", low_open=True, high_open=True)
-    q = check_probability(q, "q", low_open=True, high_open=True)
+def _check_pq(p, q, *, finite_epsilon: bool = False) -> tuple[float, float]:
+    """Require 0 <= q < p <= 1 (the estimator is defined), or 0 < q < p < 1 (epsilon is finite).
+
+    p = 1 and q = 0 are the float limits of very large epsilon (e.g. ``krr_params(50, 3)``
+    rounds p to 1.0), so samplers and estimators accept them; ``unary_epsilon`` does not.
+    """
+    p = check_probability(p, "p", low_open=finite_epsilon, high_open=finite_epsilon)
+    q = check_probability(q, "q", low_open=finite_epsilon, high_open=finite_epsilon)
     if p <= q:
         raise ValueError(f"p must be greater than q, got p={p!r}, q={q!r}: with p <= q a report says "
                          "nothing (p = q) or the opposite (p < q), and (C - nq)/(p - q) is undefined")
@@ -364,7 +368,7 @@ def unary_perturb(bits, p, q, *, rng):
     Parameters
     ----------
     bits : n x k boolean array (from ``unary_encode``).
-    p, q : floats with 0 < q < p < 1.
+    p, q : floats with 0 <= q < p <= 1 (p = 1, q = 0 reports the truth: no privacy).
     rng : numpy.random.Generator (keyword-only, required).
 
     Returns
@@ -404,7 +408,7 @@ def unary_perturb_counts(counts, p, q, *, rng, size=None):
     Parameters
     ----------
     counts : 1-d array (or Series) of non-negative integer true counts; n = sum.
-    p, q : floats with 0 < q < p < 1.
+    p, q : floats with 0 <= q < p <= 1.
     rng : numpy.random.Generator (keyword-only, required).
     size : None or int, the number of independent surveys.
 
@@ -433,12 +437,14 @@ def unary_perturb_counts(counts, p, q, *, rng, size=None):
 def unary_epsilon(p, q):
     """ε = ln(p(1-q) / ((1-p) q)) of unary encoding with parameters (p, q).
 
+    Requires 0 < q < p < 1: p = 1 or q = 0 would mean ε = inf (no privacy), which is refused.
+
     Examples
     --------
     >>> unary_epsilon(0.75, 0.25) == math.log(9)
     True
     """
-    p, q = _check_pq(p, q)
+    p, q = _check_pq(p, q, finite_epsilon=True)
     return math.log(p * (1 - q) / ((1 - p) * q))
 
 
@@ -517,7 +523,7 @@ def debias_counts(reported_counts, n, p, q):
     ----------
     reported_counts : array or Series (returned labelled alike), or a 2-d (surveys x k) array.
     n : int, the number of respondents.
-    p, q : floats with 0 < q < p < 1.
+    p, q : floats with 0 <= q < p <= 1.
 
     Privacy: post-processing, no extra cost.
 

@@ -52,10 +52,21 @@ def test_epsilons_exact():
         assert math.log(p / q) == pytest.approx(eps, rel=1e-12) and p + 6 * q == pytest.approx(1)
 
 
-def test_large_epsilon_no_overflow():
+def test_large_epsilon_no_overflow_and_float_limits_accepted():
+    """At huge ε, p rounds to 1.0 and q to 0.0: samplers and estimators still work (no privacy left)."""
     p, q = krr_params(1000.0, 10)
     assert p == 1.0 and q >= 0
-    assert oue_params(1000.0)[0] == 0.5
+    assert oue_params(1000.0) == (0.5, 0.0) and sue_params(100.0) == (1.0, 0.0)
+    assert np.allclose(krr_estimate([0, 1, 1], range(3), 50.0), [1.0, 2.0, 0.0], atol=1e-12)
+    assert krr_variance(100, 3, 50.0) < 1e-15
+    bits = unary_encode([0, 2], range(3))
+    for params in (oue_params(1000.0), sue_params(100.0)):
+        reports = unary_perturb(bits, *params, rng=make_rng(0))
+        assert np.all(reports[~bits] == 0) and np.all(np.isfinite(unary_aggregate(reports, *params)))
+    assert unary_perturb_counts([3, 4], *sue_params(100.0), rng=make_rng(0)).tolist() == [3, 4]
+    assert unary_variance(7, *sue_params(100.0)) == 0.0
+    with pytest.raises(ValueError, match="p"):
+        unary_epsilon(*sue_params(100.0))
 
 
 def test_reference_numbers_protocol_choice():
