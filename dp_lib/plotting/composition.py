@@ -150,7 +150,7 @@ def plot_noisy_histogram(true_counts, noisy_counts, *, epsilon, title="noisy his
     left.plot(noisy, y, "|", color=OKABE_ITO["vermillion"], ms=12, mew=2, label="noisy count")
     left.set(title=title, xlabel="count", yticks=y, yticklabels=labels)
     left.invert_yaxis()
-    left.legend(loc="lower right", fontsize=8)
+    left.legend(loc="center right", fontsize=8)
     band = 2 * math.sqrt(2) / epsilon
     right.axvspan(-band, band, color=OKABE_ITO["orange"], alpha=0.2, label="±2 std of Lap(1/ε)")
     right.plot(noisy - true, y, "o", color=OKABE_ITO["vermillion"], label="noisy − true")
