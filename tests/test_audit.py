@@ -197,7 +197,7 @@ def test_result_is_frozen():
 # their input: two score vectors at L-inf distance Δ = 1 are what two neighbouring data sets can produce.
 
 from dp_lib import (PrivacyAccountant, exponential_mech, gaussian_mech, gs_mean, krr_perturb,  # noqa: E402
-                    krr_perturb_counts, laplace_mech, oue_params, parallel_epsilon, parallel_histogram,
+                    krr_perturb_counts, laplace_mech, noisy_gradient_descent, oue_params, parallel_epsilon, parallel_histogram,
                     permute_and_flip, ptr_mean, randomized_response, report_noisy_max, rr_epsilon,
                     sample_and_aggregate, sequential_epsilon, smooth_mean, sue_params, unary_encode,
                     unary_epsilon, unary_perturb, unary_perturb_counts)
@@ -335,6 +335,25 @@ CORRECT = {
 }
 
 
+# noisy_gradient_descent has no size argument: one training run per call, through repeat_mechanism (a loop),
+# so this audit uses fewer runs. One step, Laplace noise, public n: θ₁ = -η (Σ clip(gᵢ) + noise) / n.
+# D: ten rows x = 4, y = 0 (each gradient 2, clipped to C = 1); D' adds x = 4, y = 1 (clipped gradient -1).
+GD_D = (np.full((10, 1), 4.0), np.zeros(10))
+GD_D_PRIME = (np.full((11, 1), 4.0), np.r_[np.zeros(10), 1.0])
+GD_TRIALS = 2_000
+
+
+def _one_gd_step(data, rng):
+    theta, _ = noisy_gradient_descent(*data, 1.0, 0.0, 1, 1.0, rng=rng, noise="laplace", public_n=10,
+                                      learning_rate=1.0)
+    return theta[0]
+
+
+def test_noisy_gradient_descent_passes_its_audit():
+    result = audit(repeat_mechanism(_one_gd_step), GD_D, GD_D_PRIME, 1.0, trials=GD_TRIALS)
+    assert not result.flagged and result.epsilon_lb > 0.3  # caught nothing, yet the audit had some power
+
+
 @pytest.mark.parametrize("name", list(CORRECT))
 def test_correct_mechanism_passes_its_audit(name):
     mechanism, x, x_prime, claimed, delta = CORRECT[name]
@@ -405,6 +424,13 @@ def _saa_without_clipping(values, size, rng):
     return answers.mean() + sample_laplace(100 / (10 * 1.0), size=size, rng=rng)
 
 
+def _gd_step_without_clipping(data, size, rng):
+    """BUG: one noisy gradient step (Laplace noise for C = 1, ε = 1, public n = 10) that never clips."""
+    X, y = data
+    gradient_sum = float(((0.5 - y)[:, None] * X).sum())  # θ = 0: residual σ(0) - y = 0.5 - y
+    return -(gradient_sum + sample_laplace(1.0 / 1.0, size=size, rng=rng)) / 10
+
+
 BROKEN = {
     "Laplace at scale Δ/(2ε)": (_laplace_half_scale, COUNT, COUNT_PLUS_ONE, 1.0, 0.0),
     "Laplace calibrated to local sensitivity": (_mean_with_local_sensitivity, [0.0, 0.0], [0.0, 0.0, 1.0],
@@ -418,6 +444,7 @@ BROKEN = {
                                               1.0, 0.0),
     "parallel_histogram claimed ε under replace-one": (_histogram_difference, _df(*["red"] * 5, "blue"),
                                                        _df(*["red"] * 4, "blue", "blue"), 1.0, 0.0),
+    "noisy gradient descent without clipping": (_gd_step_without_clipping, GD_D, GD_D_PRIME, 1.0, 0.0),
     "ptr_mean claimed (ε, δ) instead of (2ε, δ)": (_ptr, AGES[:25], AGES[:25] + [100.0], 1.0, 1e-3),
 }
 
