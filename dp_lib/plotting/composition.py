@@ -7,7 +7,7 @@ from functools import lru_cache
 from numbers import Integral, Real
 
 import numpy as np
-from matplotlib.ticker import NullLocator
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
 from ..composition import _advanced_epsilon
 from ..data import load_adult
@@ -18,6 +18,8 @@ from ..validation import check_finite_array
 from .style import OKABE_ITO, book_style, new_figure
 
 __all__ = ["plot_averaging", "plot_advanced_composition", "plot_noisy_histogram"]
+
+_NICE = [1, 2, 5, 10]  # tick steps for MaxNLocator: fewer labels than the default, still round numbers
 
 
 @lru_cache(maxsize=1)
@@ -73,6 +75,8 @@ def plot_averaging(epsilon=1.0, k=10, seed=2024, *, n_trials=10_000, half_width=
     left.plot(x, laplace_pdf(x, scale=1 / epsilon), color=OKABE_ITO["blue"], lw=1.2, label="Lap(1/ε) density")
     left.set(title=f"same budget ε = {epsilon:g}, split {k} ways", xlabel="error of the released count",
              ylabel="density", xlim=(-half_width, half_width))
+    left.xaxis.set_major_locator(MaxNLocator(5, steps=_NICE))  # fewer tick labels to lay out: a faster redraw
+    left.yaxis.set_major_locator(MaxNLocator(4, steps=_NICE))
     left.legend(loc="upper left", fontsize=8)
 
     ks = np.arange(1, max(k_max, k) + 1)
@@ -81,6 +85,8 @@ def plot_averaging(epsilon=1.0, k=10, seed=2024, *, n_trials=10_000, half_width=
     right.plot([k, k], [single.std(), averaged.std()], "o", color=OKABE_ITO["black"], ms=4, label="measured")
     right.set(title=f"error std at k = {k}: ×{std_avg / std_one:.2f}", xlabel="k (answers averaged)",
               ylabel="standard deviation of the error")
+    right.xaxis.set_major_locator(MaxNLocator(5, steps=_NICE))
+    right.yaxis.set_major_locator(MaxNLocator(5, steps=_NICE))
     right.legend(loc="upper left", fontsize=8)
     return fig
 
@@ -117,11 +123,15 @@ def plot_advanced_composition(epsilon=0.1, delta_prime=1e-5, *, k_max=1000):
                           label="advanced is smaller")
     left.set(title=f"ε = {epsilon:g} per query, δ' = {delta_prime:.0e}", xlabel="k (queries)",
              ylabel="total ε", ylim=(0, 1.05 * max(plain[-1], min(advanced[-1], 3 * plain[-1]))))
+    left.xaxis.set_major_locator(MaxNLocator(5, steps=_NICE))
+    left.yaxis.set_major_locator(MaxNLocator(5, steps=_NICE))
     left.legend(loc="upper left", fontsize=8)
 
     ratio = advanced / plain
     right.semilogx(ks, ratio, color=OKABE_ITO["vermillion"], label="advanced / plain")
-    right.xaxis.set_minor_locator(NullLocator())  # fewer ticks to lay out: a faster redraw
+    right.xaxis.set_minor_locator(NullLocator())  # fewer ticks, plain labels (not mathtext): a faster redraw
+    right.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    right.yaxis.set_major_locator(MaxNLocator(5, steps=_NICE))
     right.axhline(1.0, color=OKABE_ITO["blue"], lw=1, label="break-even")
     right.axhline(math.expm1(epsilon), color=OKABE_ITO["black"], lw=1, ls="--", label="limit e^ε − 1")
     if math.isfinite(break_even) and break_even < k_max:
