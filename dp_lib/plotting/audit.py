@@ -28,7 +28,7 @@ def _count_older_than_40() -> float:
 
 @lru_cache(maxsize=1024)
 def _bound(epsilon: float, seed: int, scale_factor: float, trials: int) -> float:
-    """Certified ε_lb of count + Lap(scale_factor/ε), D vs D', event {output > f(D) - 1/2}, own seed per point."""
+    """Certified ε_lb of count + Lap(scale_factor/ε), D vs D', event {output > f(D)}, own seed per point."""
     count = _count_older_than_40()
 
     def mechanism(true_count, size, rng):
@@ -45,7 +45,7 @@ def laplace_audit_bounds(epsilons, *, seed=2024, scale_factor=1.0, trials=_TRIAL
     The mechanism releases the Adult count of people older than 40 plus
     Lap(scale_factor/ε): ``scale_factor = 1`` is the correct Laplace mechanism,
     0.5 the bug that uses Δ/(2ε) (truly 2ε-DP). Neighbours: the data and the data
-    without one person older than 40; event: {output > f(D) - 1/2}, fixed by
+    without one person older than 40; event: {output > f(D)}, fixed by
     analysis. Each ε uses its own generator derived from ``seed``, so a point
     does not depend on which other points were computed.
 
@@ -102,10 +102,11 @@ def audit_laplace_figure(epsilon, *, seed=2024, grid=AUDIT_EPSILONS, trials=_TRI
     x = np.linspace(count - 1 - 6 * b, count + 6 * b, 600)
     for loc, colour, name in ((count, "blue", "D"), (count - 1, "orange", "D' = D minus one person")):
         left.plot(x, laplace_pdf(x, loc=loc, scale=b), color=OKABE_ITO[colour], label=f"output on {name}")
-    inside = x > count - 0.5
+    inside = x > count
     left.fill_between(x[inside], laplace_pdf(x[inside], loc=count, scale=b), alpha=0.25, color=OKABE_ITO["blue"],
-                      label="event S = {output > f(D) - 1/2}")
-    left.set(title=f"Laplace count, ε = {eps:g}", xlabel="released count", ylabel="density")
+                      label="event S = {output > f(D)}")
+    left.set(title=f"Laplace count, ε = {eps:g}", xlabel="released count", ylabel="density",
+             ylim=(0, 0.75 * eps))  # the peak is ε/2: room for the legend above it
     left.legend(loc="upper left", fontsize=7)
 
     correct = laplace_audit_bounds(grid, seed=seed, trials=trials)
@@ -122,4 +123,7 @@ def audit_laplace_figure(epsilon, *, seed=2024, grid=AUDIT_EPSILONS, trials=_TRI
     right.set(title=f"certified lower bound (95 %, {trials:,} runs each)", xlabel="claimed ε",
               ylabel="certified lower bound on ε")
     right.legend(loc="upper left", fontsize=7)
+    for ax in (left, right):
+        ax.locator_params(nbins=5)  # fewer tick labels: text layout dominates the redraw time
+    left.ticklabel_format(axis="x", useOffset=False)
     return fig
