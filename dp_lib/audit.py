@@ -100,6 +100,10 @@ class ThresholdEvent:
 
     A callable predicate on an array of outputs; NaN outputs (e.g. ⊥) are in neither event.
 
+    Privacy: none; an event fixed before sampling, for ``epsilon_lower_bound``.
+
+    Defined in: chapters/A1_auditing.ipynb
+
     Examples
     --------
     >>> event = ThresholdEvent(0.5)
@@ -136,6 +140,8 @@ class AuditResult:
     larger : "x" or "x_prime", the input that makes S more likely (the order that gave ``epsilon_lb``).
     claimed_epsilon : float or None, the ε the mechanism claims.
     flagged : bool or None, ``epsilon_lb > claimed_epsilon`` (None without a claim).
+
+    Privacy: none; a report. Defined in: chapters/A1_auditing.ipynb
     """
 
     event: object
