@@ -156,9 +156,10 @@ def randomized_response(truth, p=0.75, *, rng):
     t = _as_bool(truth, "truth", 1)
     p = _check_rr_p(p)
     rng = check_rng(rng)
-    first = rng.random(t.size) < 2 * p - 1  # heads: tell the truth
-    second = rng.random(t.size) < 0.5  # used on tails only: heads means "yes"
-    return np.where(first, t, second)
+    coins = rng.random((2, t.size))  # the same uniforms as two calls of rng.random(t.size), in one
+    first = coins[0] < 2 * p - 1  # heads: tell the truth
+    second = coins[1] < 0.5  # used on tails only: heads means "yes"
+    return (first & t) | (second & ~first)  # np.where(first, t, second), branch-free
 
 
 def rr_epsilon(p):
@@ -194,7 +195,7 @@ def rr_estimate_count(responses, p):
     """
     r = _as_bool(responses, "responses", 1)
     p = _check_rr_p(p)
-    return float(debias_counts([r.sum()], r.size, p, 1 - p)[0])
+    return float(debias_counts([np.count_nonzero(r)], r.size, p, 1 - p)[0])
 
 
 def rr_variance(n, p):
@@ -465,7 +466,7 @@ def unary_aggregate(reports, p, q, domain=None):
     [3.0, 1.0]
     """
     r = _as_bool(reports, "reports", 2)
-    totals = r.sum(axis=0)
+    totals = np.einsum("ij->j", r.view(np.uint8), dtype=np.int64)  # column sums; faster than r.sum(axis=0)
     if domain is not None:
         index = _check_domain(domain)
         if len(index) != r.shape[1]:
