@@ -199,6 +199,10 @@ def pct_error(true, private):
     """
     t = check_finite_array(true, "true")
     p = check_finite_array(private, "private")
+    try:
+        np.broadcast_shapes(t.shape, p.shape)
+    except ValueError:
+        raise ValueError(f"true and private must have matching shapes, got {t.shape} and {p.shape}") from None
     if np.any(t == 0):
         raise ValueError("true must be non-zero: percent error is undefined at 0")
     return _scalar_or_array(100 * np.abs(p - t) / np.abs(t))

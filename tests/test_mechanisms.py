@@ -103,6 +103,8 @@ def test_pct_error():
     np.testing.assert_allclose(pct_error([100, 200], [110, 190]), [10.0, 5.0])
     with pytest.raises(ValueError, match="true"):
         pct_error(0, 1)
+    with pytest.raises(ValueError, match="true and private"):
+        pct_error([1, 2, 3], [1, 2])
 
 
 def test_reproducible():
