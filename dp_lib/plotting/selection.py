@@ -81,11 +81,16 @@ def plot_selection_distributions(epsilon=0.0002, seed=2024, n_draws=10_000):
     labels = {"EM": "exponential mechanism (exact)", "RNM": f"noisy max, Laplace ({n_draws:,} draws)",
               "PF": "permute-and-flip (exact)"}
     fig, axes = new_figure(1, 3, width=10.0, height=3.6, sharey=True)
+    # fixed positions instead of constrained layout: the labels never change, and a redraw is twice as fast
+    fig.set_layout_engine("none")
+    for i, ax in enumerate(axes):
+        ax.set_position([0.215 + i * 0.262, 0.135, 0.24, 0.635])
     y = np.arange(counts.size)
     for ax, (key, p) in zip(axes, panels.items()):
         ax.barh(y, p, color=_MECH_COLORS[key])
         for yi, pi in zip(y, p):
             ax.text(min(pi, 0.75) + 0.02, yi, f"{pi:.3f}", va="center", fontsize=8)
+        ax.set_xticks([0, 0.25, 0.5, 0.75, 1], ["0", "", "0.5", "", "1"])
         ax.set(xlim=(0, 1), xlabel="probability of being released",
                title=f"{labels[key]}\nexpected error {best - p @ counts:,.0f} people")
         ax.title.set_fontsize(9)
