@@ -93,3 +93,30 @@ def test_every_chapter_is_in_the_toc():
     listed = {entry["file"] for entry in toc["chapters"]} | {toc["root"]}
     for path in NOTEBOOKS:
         assert f"chapters/{path.stem}" in listed, f"{path.name} is missing from _toc.yml"
+
+
+def _slider_calls():
+    for path in NOTEBOOKS:
+        for cell in _code_cells(path):
+            src = _source(cell)
+            if "interact(" in src:
+                yield pytest.param(path, src, id=f"{path.stem}")
+
+
+@pytest.mark.parametrize("path, src", list(_slider_calls()))
+def test_slider_cells_name_every_widget(path, src):
+    """`interact` makes a widget for every parameter with a default, keyword-only ones included.
+
+    So every such parameter of the plotted function must be named in the call
+    (a slider, or `fixed(...)`); otherwise a stray slider appears in JupyterLab.
+    """
+    import ast
+    import importlib
+    import inspect
+
+    call = ast.parse(src).body[0].value
+    func_name = call.args[0].id
+    func = getattr(importlib.import_module("dp_lib.plotting"), func_name)
+    named = {kw.arg for kw in call.keywords}
+    with_default = {n for n, p in inspect.signature(func).parameters.items() if p.default is not p.empty}
+    assert with_default <= named, f"{path.name}: interact({func_name}) would add sliders for {with_default - named}"

@@ -40,11 +40,15 @@ def _message(text: str):
     return fig
 
 
+# Fixed settings of the slider figures (not parameters: `interact` would turn them into sliders)
+N_TRIALS, HALF_WIDTH, K_MAX_AVERAGING, K_MAX_ADVANCED = 10_000, 20.0, 50, 1000
+
+
 @book_style
-def plot_averaging(epsilon=1.0, k=10, seed=2024, *, n_trials=10_000, half_width=20.0, k_max=50):
+def plot_averaging(epsilon=1.0, k=10, seed=2024):
     """The first slider figure of Chapter 2: k answers at ε/k, averaged, vs one answer at ε.
 
-    Left: the error (released − true) of ``n_trials`` releases of the count of
+    Left: the error (released − true) of 10,000 releases of the count of
     people older than 40 in the Adult data, once with a single Laplace answer at
     ε and once as the mean of k answers at ε/k each. Both spend ε in total.
     Right: the standard deviations against k, exact (√2/ε and √(2k)/ε) and
@@ -59,27 +63,27 @@ def plot_averaging(epsilon=1.0, k=10, seed=2024, *, n_trials=10_000, half_width=
         return _message(f"k must be a whole number ≥ 1 (got {k!r})")
     true_answer = _adult_over_40()
     rng = make_rng(seed)
-    single = laplace_mech(np.full(n_trials, float(true_answer)), 1.0, epsilon, rng=rng) - true_answer
-    averaged = laplace_mech(np.full((n_trials, k), float(true_answer)), 1.0, epsilon / k, rng=rng).mean(axis=1)
+    single = laplace_mech(np.full(N_TRIALS, float(true_answer)), 1.0, epsilon, rng=rng) - true_answer
+    averaged = laplace_mech(np.full((N_TRIALS, k), float(true_answer)), 1.0, epsilon / k, rng=rng).mean(axis=1)
     averaged -= true_answer
     std_one, std_avg = math.sqrt(2) / epsilon, math.sqrt(2 * k) / epsilon
 
     fig, (left, right) = new_figure(1, 2)
-    edges = np.linspace(-half_width, half_width, 81)
+    edges = np.linspace(-HALF_WIDTH, HALF_WIDTH, 81)
     # one filled step polygon per histogram (not 80 bar patches): a faster redraw
     left.stairs(np.histogram(single, bins=edges, density=True)[0], edges, fill=True, color=OKABE_ITO["blue"],
                 alpha=0.55, label=f"one at ε: std {single.std():.2f}")
     left.stairs(np.histogram(averaged, bins=edges, density=True)[0], edges, fill=True, color=OKABE_ITO["orange"],
                 alpha=0.55, label=f"mean of {k} at ε/k: std {averaged.std():.2f}")
-    x = np.linspace(-half_width, half_width, 401)
+    x = np.linspace(-HALF_WIDTH, HALF_WIDTH, 401)
     left.plot(x, laplace_pdf(x, scale=1 / epsilon), color=OKABE_ITO["blue"], lw=1.2, label="Lap(1/ε) density")
     left.set(title=f"same budget ε = {epsilon:g}, split {k} ways", xlabel="error of the released count",
-             ylabel="density", xlim=(-half_width, half_width))
+             ylabel="density", xlim=(-HALF_WIDTH, HALF_WIDTH))
     left.xaxis.set_major_locator(MaxNLocator(5, steps=_NICE))  # fewer tick labels to lay out: a faster redraw
     left.yaxis.set_major_locator(MaxNLocator(4, steps=_NICE))
     left.legend(loc="upper left", fontsize=8)
 
-    ks = np.arange(1, max(k_max, k) + 1)
+    ks = np.arange(1, max(K_MAX_AVERAGING, k) + 1)
     right.plot(ks, np.full(ks.shape, std_one), color=OKABE_ITO["blue"], label="one at ε: √2/ε")
     right.plot(ks, np.sqrt(2 * ks) / epsilon, color=OKABE_ITO["orange"], label="mean of k at ε/k: √(2k)/ε")
     right.plot([k, k], [single.std(), averaged.std()], "o", color=OKABE_ITO["black"], ms=4, label="measured")
@@ -92,7 +96,7 @@ def plot_averaging(epsilon=1.0, k=10, seed=2024, *, n_trials=10_000, half_width=
 
 
 @book_style
-def plot_advanced_composition(epsilon=0.1, delta_prime=1e-5, *, k_max=1000):
+def plot_advanced_composition(epsilon=0.1, delta_prime=1e-5):
     """The second slider figure of Chapter 2: total ε of k ε-DP queries, plain vs advanced.
 
     Left: plain composition k ε against the advanced composition bound of
@@ -108,7 +112,7 @@ def plot_advanced_composition(epsilon=0.1, delta_prime=1e-5, *, k_max=1000):
         return _message(f"ε per query must be in (0, 10] (got {epsilon!r})")
     if not (_is_number(delta_prime) and 0 < delta_prime < 1):
         return _message(f"δ' must be in (0, 1) (got {delta_prime!r})")
-    ks = np.arange(1, k_max + 1)
+    ks = np.arange(1, K_MAX_ADVANCED + 1)
     plain = ks * epsilon
     advanced = _advanced_epsilon(epsilon, ks, delta_prime)
     wins = advanced < plain
@@ -134,7 +138,7 @@ def plot_advanced_composition(epsilon=0.1, delta_prime=1e-5, *, k_max=1000):
     right.yaxis.set_major_locator(MaxNLocator(5, steps=_NICE))
     right.axhline(1.0, color=OKABE_ITO["blue"], lw=1, label="break-even")
     right.axhline(math.expm1(epsilon), color=OKABE_ITO["black"], lw=1, ls="--", label="limit e^ε − 1")
-    if math.isfinite(break_even) and break_even < k_max:
+    if math.isfinite(break_even) and break_even < K_MAX_ADVANCED:
         right.axvline(break_even, color=OKABE_ITO["green"], lw=1, ls=":")
     right.set(title=verdict, xlabel="k (queries, log scale)", ylabel="advanced ε' / plain kε",
               ylim=(0, 1.05 * max(2.0, min(float(ratio[0]), 8.0), 1.1 * math.expm1(epsilon))))

@@ -189,11 +189,14 @@ def plot_saa_tradeoff(epsilon=1.0, *, ks=(10, 20, 50, 100, 200, 500, 1000, 2000,
     return fig
 
 
+COMPARISON_RUNS = 1000  # a constant, not a parameter: `interact` would make it a slider
+
+
 @book_style
-def plot_mechanism_comparison(epsilon=1.0, bound=0.005, k=1000, seed=2024, *, n_runs=1000):
+def plot_mechanism_comparison(epsilon=1.0, bound=0.005, k=1000, seed=2024):
     """The slider figure of Chapter 4: percent error of four private means of the Adult ages at the same ε.
 
-    ``n_runs`` runs each, from ``make_rng(seed)``: the global-sensitivity mean
+    1,000 runs each (``COMPARISON_RUNS``), from ``make_rng(seed)``: the global-sensitivity mean
     (noisy sum / noisy count, ε-DP), PTR with ε/2 for the test and ε/2 for the
     release at proposed bound ``bound`` ((ε, δ)-DP; ⊥ runs are counted, not
     plotted), smooth sensitivity with Laplace noise ((ε, δ)-DP) and
@@ -212,11 +215,11 @@ def plot_mechanism_comparison(epsilon=1.0, bound=0.005, k=1000, seed=2024, *, n_
         return _message(f"k must be a whole number of chunks in [1, {n:,}] (got {k!r})")
     delta, rng, truth = 1 / n**2, make_rng(seed), ages.mean()
     runs = {
-        "GS: noisy sum / noisy count": gs_mean(ages, UPPER, epsilon, rng=rng, size=n_runs),
-        f"PTR, b = {bound:.4g}": ptr_mean(ages, UPPER, bound, epsilon / 2, delta, rng=rng, size=n_runs),
-        "smooth sensitivity (Laplace)": smooth_mean(ages, UPPER, epsilon, delta, rng=rng, size=n_runs),
+        "GS: noisy sum / noisy count": gs_mean(ages, UPPER, epsilon, rng=rng, size=COMPARISON_RUNS),
+        f"PTR, b = {bound:.4g}": ptr_mean(ages, UPPER, bound, epsilon / 2, delta, rng=rng, size=COMPARISON_RUNS),
+        "smooth sensitivity (Laplace)": smooth_mean(ages, UPPER, epsilon, delta, rng=rng, size=COMPARISON_RUNS),
         f"sample-and-aggregate, k = {k:,}": sample_and_aggregate(ages, "mean", k, 0.0, UPPER, epsilon,
-                                                                 rng=rng, keys=ids, size=n_runs),
+                                                                 rng=rng, keys=ids, size=COMPARISON_RUNS),
     }
     edges = np.logspace(-5, 3, 81)
     fig, ax = new_figure(width=8.0, height=4.0)
@@ -232,7 +235,7 @@ def plot_mechanism_comparison(epsilon=1.0, bound=0.005, k=1000, seed=2024, *, n_
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))  # plain text: no mathtext to typeset
     ax.xaxis.set_minor_locator(NullLocator())
-    ax.set(title=f"mean age, {n_runs:,} runs each, ε = {epsilon:g} (PTR and smooth: δ = 1/n²)",
+    ax.set(title=f"mean age, {COMPARISON_RUNS:,} runs each, ε = {epsilon:g} (PTR and smooth: δ = 1/n²)",
            xlabel="percent error (log scale)", ylabel="runs", xlim=(edges[0], edges[-1]))
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     return fig
