@@ -1,14 +1,17 @@
 """Whole-book cost: ``pytest --nbval`` and ``jupyter-book build --all .`` from a clean build folder.
 
-Both run in a temporary copy of the repository (``_build`` and caches left
-out), so the working tree's ``_build`` is untouched and the build really
-starts clean. ``PYTHONPATH`` points at the copy, so the notebooks' kernels
+Both run in a temporary copy of the repository: the files git tracks, with
+their working-tree contents (so ``_build``, caches and other people's
+untracked work in progress stay out; without git, the whole tree minus
+``_build`` and caches). The working tree's ``_build`` is untouched and the
+build really starts clean. ``PYTHONPATH`` points at the copy, so the notebooks' kernels
 import the copy's ``dp_lib``. Takes minutes: ``python -m benchmarks --book``.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -28,8 +31,28 @@ COMMANDS = {
 }
 
 
+def _copy_repository(target: Path) -> str:
+    """Copy the tracked files (working-tree contents) to ``target``; return how."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        shutil.copytree(ROOT, target, ignore=_IGNORE, symlinks=True)
+        return "the whole working tree without _build and caches"
+    for name in filter(None, listed.decode().split("\0")):
+        source = ROOT / name
+        if source.is_file():  # a tracked file deleted in the working tree is left out
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    return "the files git tracks, with their working-tree contents"
+
+
 def _tail(text: str) -> str:
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    """The summary line of a command's output: the last line that reports an outcome, else the last line."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", text)  # colour codes
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip().strip("=")]
+    for line in reversed(lines):
+        if re.search(r"passed|failed|error|succeeded|warning", line, re.IGNORECASE):
+            return line[:200]
     return lines[-1][:200] if lines else ""
 
 
@@ -38,7 +61,7 @@ def run_book(log=print, timeout=3600) -> dict:
     result = {"cpu_count": os.cpu_count(), "load_before": os.getloadavg(), "commands": []}
     with tempfile.TemporaryDirectory(prefix="dp-book-bench-") as tmp:
         copy = Path(tmp) / "repo"
-        shutil.copytree(ROOT, copy, ignore=_IGNORE, symlinks=True)
+        result["copied"] = _copy_repository(copy)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(copy), os.environ.get("PYTHONPATH")]))}
         for label, command in COMMANDS.items():
             log(f"  book: {label} (in {copy}) ...")
@@ -47,10 +70,12 @@ def run_book(log=print, timeout=3600) -> dict:
                 done = subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True, timeout=timeout,
                                       check=False)
                 code, summary = done.returncode, _tail(done.stdout) or _tail(done.stderr)
+                log_tail = (done.stdout + done.stderr).strip().splitlines()[-15:]
             except subprocess.TimeoutExpired:
-                code, summary = "timeout", f"stopped after {timeout} s"
+                code, summary, log_tail = "timeout", f"stopped after {timeout} s", []
             seconds = time.perf_counter() - start
-            result["commands"].append({"command": label, "seconds": seconds, "exit": code, "summary": summary})
+            result["commands"].append({"command": label, "seconds": seconds, "exit": code, "summary": summary,
+                                       "log_tail": log_tail})
             log(f"  book: {label}: {seconds:.0f} s, exit {code}: {summary}")
     result["load_after"] = os.getloadavg()
     return result

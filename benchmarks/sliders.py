@@ -11,7 +11,13 @@ Sources, in this order:
    and at the all-min and all-max corners of the grid;
 2. every other ``dp_lib.plotting.plot_*`` whose parameters all have defaults,
    for chapters whose notebooks do not carry the metadata yet: timed at the
-   defaults only.
+   defaults only. The source column says whether a notebook passes it to
+   ``interact()`` (a slider without pre-rendered frames) or not (a static
+   figure that merely has all-default arguments).
+
+Besides the total, the time until the function returns its figure
+("build": computation and artist creation) is reported, so a miss can be
+told apart as slow computation/artists or slow rendering (total - build).
 """
 
 from __future__ import annotations
@@ -61,30 +67,38 @@ def _all_defaults(function) -> bool:
 def discover(root=ROOT) -> list[SliderCase]:
     """Slider figures from the notebooks' metadata, then the other all-default ``plot_*`` functions."""
     tool = _slider_frames_tool()
-    cases, seen = [], set()
+    cases, seen, interactive = [], set(), {}
     for path in sorted((Path(root) / "chapters").glob("*.ipynb")):
         for cell in json.loads(path.read_text())["cells"]:
+            if cell["cell_type"] == "code":
+                for name in re.findall(r"\binteract\(\s*(\w+)", "".join(cell["source"])):
+                    interactive.setdefault(name, path.name)
             spec = cell.get("metadata", {}).get("slider_frames")
             if not spec:
                 continue
-            function = tool.resolve_function(spec["function"])
-            grid = spec["grid"]
-            settings = [
-                ("default", tool.default_setting(spec)),
-                ("all-min", {name: min(values) for name, values in grid.items()}),
-                ("all-max", {name: max(values) for name, values in grid.items()}),
-            ]
-            cases.append(SliderCase(function, spec["function"], f"slider_frames in chapters/{path.name}",
-                                    settings, path.stem))
+            source = f"slider_frames in chapters/{path.name}"
+            try:
+                function = tool.resolve_function(spec["function"])
+                grid = spec["grid"]
+                settings = [
+                    ("default", tool.default_setting(spec)),
+                    ("all-min", {name: min(values) for name, values in grid.items()}),
+                    ("all-max", {name: max(values) for name, values in grid.items()}),
+                ]
+            except Exception as exc:  # a broken spec is reported as a row, not a crash
+                function, settings = None, [("default", {})]
+                source += f"; ERROR {type(exc).__name__}: {exc}"[:200]
+            cases.append(SliderCase(function, spec["function"], source, settings, path.stem))
             seen.add(spec["function"].rpartition(".")[2])
     import dp_lib.plotting as plotting
 
     for name in plotting.__all__:
         function = getattr(plotting, name)
         if name.startswith("plot_") and name not in seen and callable(function) and _all_defaults(function):
-            cases.append(SliderCase(function, f"dp_lib.plotting.{name}",
-                                    "dp_lib.plotting, all-default plot_* (no slider_frames metadata)",
-                                    [("default", {})], _chapter_of(function)))
+            source = (f"interact() in chapters/{interactive[name]} without slider_frames: defaults only"
+                      if name in interactive else "all-default dp_lib.plotting.plot_*, not in an interact() cell")
+            cases.append(SliderCase(function, f"dp_lib.plotting.{name}", source, [("default", {})],
+                                    _chapter_of(function)))
     return cases
 
 
@@ -99,21 +113,26 @@ def time_callback(function, setting, repeats=5) -> dict:
 
     def callback():
         fig = function(**setting)
+        built = time.perf_counter()
         FigureCanvasAgg(fig).draw()
-        return fig
+        return built
 
     callback()  # warm-up: imports, caches, font cache
-    wall, cpu = [], []
+    wall, cpu, build = [], [], []
     for _ in range(repeats):
         start, start_cpu = time.perf_counter(), time.process_time()
-        callback()
-        wall.append((time.perf_counter() - start) * 1e3)
+        built = callback()
+        end = time.perf_counter()
+        wall.append((end - start) * 1e3)
         cpu.append((time.process_time() - start_cpu) * 1e3)
+        build.append((built - start) * 1e3)
     return {"median_ms": statistics.median(wall), "max_ms": max(wall), "cpu_median_ms": statistics.median(cpu),
-            "repeats": repeats}
+            "build_median_ms": statistics.median(build), "repeats": repeats}
 
 
 def _status(result) -> str:
+    if result["repeats"] == 0:
+        return "ERROR"
     if result["median_ms"] <= TARGET_MS:
         return "pass"
     return "MISS (load: cpu pass)" if result["cpu_median_ms"] <= TARGET_MS else "MISS"
@@ -124,11 +143,19 @@ def run_sliders(repeats=5, log=print) -> list[dict]:
     rows = []
     for case in discover():
         for label, setting in case.settings:
-            result = time_callback(case.function, setting, repeats)
             shown = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in setting.items())
             row = {"chapter": case.chapter, "function": case.dotted.rpartition(".")[2], "setting": label,
-                   "values": shown or "defaults", "source": case.source, **result,
-                   "status": _status(result)}
+                   "values": shown or "defaults", "source": case.source}
+            try:
+                if case.function is None:
+                    raise LookupError("no function")
+                result = time_callback(case.function, setting, repeats)
+            except Exception as exc:  # a figure under construction elsewhere must not stop the run
+                nan = float("nan")
+                result = {"median_ms": nan, "max_ms": nan, "cpu_median_ms": nan, "build_median_ms": nan,
+                          "repeats": 0}
+                row["source"] += f"; ERROR {type(exc).__name__}: {exc}"[:200]
+            row.update(result, status=_status(result))
             rows.append(row)
             log(f"  slider {row['function']:30s} {label:8s} {row['median_ms']:8.1f} ms wall "
                 f"{row['cpu_median_ms']:8.1f} ms cpu  {row['status']}")
