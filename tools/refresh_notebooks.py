@@ -34,7 +34,7 @@ def refresh(path: Path) -> float:
     nb = nbformat.read(path, as_version=4)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     start = time.perf_counter()
-    NotebookClient(nb, timeout=600, kernel_name="python3", record_timing=False,
+    NotebookClient(nb, timeout=180, kernel_name="python3", record_timing=False,
                    resources={"metadata": {"path": str(path.parent)}}).execute()
     for cell in nb.cells:
         if cell.cell_type == "code" and _holds_widget(cell):

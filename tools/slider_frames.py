@@ -5,7 +5,8 @@ A chapter's slider cell (``_ = interact(plot_x, ...)``) may carry cell metadata
     "slider_frames": {
         "function": "dp_lib.plotting.plot_noisy_count",
         "grid": {"epsilon": [0.1, 0.5, 1.0, 2.0], "sensitivity": [1.0, 2.0]},
-        "alt": "Noisy counts at ε = {epsilon}, sensitivity {sensitivity}"
+        "alt": "Noisy counts at ε = {epsilon}, sensitivity {sensitivity}",
+        "formats": {"epsilon": "{:.3g}"}          (optional: how values are shown)
     }
 
 At build time this extension calls the same plotting function for every point
@@ -77,23 +78,28 @@ def frame_name(spec: dict, setting: dict) -> str:
     return f"{spec['function'].rpartition('.')[2]}_{label}_{hashlib.sha1(key.encode()).hexdigest()[:8]}.png"
 
 
+def _shown(spec: dict, name: str, value) -> str:
+    """The value as the reader sees it, e.g. ``"formats": {"epsilon": "{:.3g}"}``."""
+    return spec.get("formats", {}).get(name, "{}").format(value)
+
+
 def _control_html(spec: dict, files: list[str], defaults: dict, cell_id: str) -> str:
     labels = spec.get("labels", {})
     alt = spec.get("alt", "Figure for " + ", ".join(f"{n} = {{{n}}}" for n in spec["grid"]))
     points = grid_points(spec)
-    alts = [alt.format(**p) for p in points]
+    alts = [alt.format(**{n: _shown(spec, n, v) for n, v in p.items()}) for p in points]
     start = points.index(defaults)
     data = html.escape(json.dumps({"files": files, "alts": alts, "sizes": [len(v) for v in spec["grid"].values()]}))
     rows = []
     for name, values in spec["grid"].items():
         idx = values.index(defaults[name])
         label = html.escape(labels.get(name, name))
-        shown = json.dumps([str(v) for v in values])
+        shown = [_shown(spec, name, v) for v in values]
         rows.append(
             f'<label class="slider-frames-row">{label} '
             f'<input type="range" min="0" max="{len(values) - 1}" step="1" value="{idx}" '
-            f'data-values="{html.escape(shown)}" aria-label="{label}" aria-valuetext="{values[idx]}"> '
-            f'<output>{html.escape(str(values[idx]))}</output></label>'
+            f'data-values="{html.escape(json.dumps(shown))}" aria-label="{label}" '
+            f'aria-valuetext="{html.escape(shown[idx])}"> <output>{html.escape(shown[idx])}</output></label>'
         )
     return (
         f'<div class="slider-frames" id="{cell_id}" data-frames="{data}">'
