@@ -431,4 +431,5 @@ def _check_room(accountant, charges):
     if need_eps > accountant.epsilon_budget * tol or need_delta > accountant.delta_budget * tol:
         raise BudgetExceededError(
             f"noisy_gradient_descent needs (epsilon={need_eps - spent_eps:g}, delta={need_delta - spent_delta:g}) "
-            f"but the accountant has (epsilon, delta) = {accountant.remaining} left; nothing was recorded")
+            "but the accountant has (epsilon, delta) = ({:.6g}, {:.6g}) left; nothing was recorded".format(
+                *accountant.remaining))
