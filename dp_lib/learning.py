@@ -15,7 +15,6 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit
 
 from .composition import BudgetExceededError, _advanced_epsilon
 from .data import load_adult
@@ -162,6 +161,11 @@ def clip_rows(X, max_norm):
     return X * factor[:, None]
 
 
+def _sigmoid(z):
+    """σ(z) = 1/(1 + e^(-z)), computed as (1 + tanh(z/2))/2: it never overflows and is faster than scipy's expit."""
+    return 0.5 * (1.0 + np.tanh(0.5 * z))
+
+
 def _check_xy(X, y):
     X = check_finite_array(X, "X", ndim=2, allow_empty=False)
     y = check_finite_array(y, "y", ndim=1)
@@ -208,7 +212,7 @@ def logistic_gradients(theta, X, y):
     [[-0.5, -1.0], [0.5, -0.5]]
     """
     X, y = _check_xy(X, y)
-    residual = expit(X @ _check_theta(theta, X.shape[1])) - y
+    residual = _sigmoid(X @ _check_theta(theta, X.shape[1])) - y
     return residual[:, None] * X
 
 
@@ -224,8 +228,8 @@ def accuracy(theta, X, y):
     """
     X, y = _check_xy(X, y)
     theta = _check_theta(theta, X.shape[1])
-    correct = ((X @ theta.T) > 0) == (y[:, None] if theta.ndim == 2 else y)
-    return correct.mean(axis=0) if theta.ndim == 2 else float(correct.mean())
+    correct = ((theta @ X.T) > 0) == y  # m × n for a 2-d theta (faster than X @ theta.T here)
+    return correct.mean(axis=-1) if theta.ndim == 2 else float(correct.mean())
 
 
 def accuracy_curve(history, X, y):
@@ -251,7 +255,7 @@ def _residual_bounds(X, clip_norm):
 
 def _clipped_sum(theta, X, y, bounds):
     """Σᵢ clip(gᵢ, C) without forming the n × d matrix of per-example gradients."""
-    r = expit(X @ theta) - y
+    r = _sigmoid(X @ theta) - y
     if bounds is not None:
         r = np.minimum(np.maximum(r, -bounds), bounds)
     return X.T @ r

@@ -6,7 +6,7 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from ..learning import (_clipped_sum, _residual_bounds, accuracy, adult_features, gradient_descent, iteration_budget,
                         logistic_gradients, noisy_gradient_descent)
@@ -20,6 +20,7 @@ __all__ = ["plot_private_training", "private_training_figure", "plot_gradient_no
 MAX_ITERATIONS = 100  # the cached non-private curves cover the slider's range
 DELTA = 1e-5
 LEARNING_RATE = 4.0
+_ACC_TICKS = (0.6, 0.65, 0.7, 0.75, 0.8, 0.85)
 
 
 @lru_cache(maxsize=1)
@@ -93,29 +94,35 @@ def private_training_figure(epsilon, iterations, clip_norm, *, rng, delta=DELTA)
     private = accuracy(thetas, d.X_test, d.y_test)
     plain, clipped, signal = _plain_curve(None)[0][: k + 1], *(v[: k + 1] for v in _plain_curve(float(c)))
     steps = np.arange(k + 1)
-    fig, (left, right) = new_figure(1, 2, width=9.0, height=3.4, gridspec_kw={"width_ratios": [3, 2]})
+    fig, (left, right) = new_figure(1, 2, width=9.0, height=3.4)
+    fig.set_layout_engine("none")  # fixed positions and ticks: a redraw skips the layout search
+    left.set_position([0.075, 0.14, 0.52, 0.76])
+    right.set_position([0.70, 0.14, 0.285, 0.76])
+    step = next(s for s in (1, 2, 5, 10, 20, 25) if k / s <= 6)
+    xticks = np.arange(0, k + 1, step)
     low = 0.6
-    left.axhline(private[0], color=OKABE_ITO["black"], lw=0.8, ls=":", label=f"majority class {private[0]:.3f}")
+    left.axhline(private[0], color=OKABE_ITO["black"], lw=0.8, ls=":", label=f"majority {private[0]:.3f}")
     left.plot(steps, plain, color=OKABE_ITO["blue"], label=f"non-private {plain[-1]:.3f}")
-    left.plot(steps, clipped, color=OKABE_ITO["green"], ls="--", label=f"clipped, no noise {clipped[-1]:.3f}")
+    left.plot(steps, clipped, color=OKABE_ITO["green"], ls="--", label=f"clipped {clipped[-1]:.3f}")
     left.plot(steps, np.maximum(private, low), color=OKABE_ITO["vermillion"], marker="o", ms=3,
               label=f"private {private[-1]:.3f}")
     below = private < low
     if below.any():
         left.plot(steps[below], np.full(below.sum(), low), ls="none", marker="v", ms=6,
-                  color=OKABE_ITO["vermillion"], label=f"private, below {low:g}")
+                  color=OKABE_ITO["vermillion"], label=f"below {low:g}")
     left.set(xlabel="iteration", ylabel="test accuracy", ylim=(low, 0.86), xlim=(0, k),
              title=f"ε = {epsilon:g} in k = {k} steps, C = {c:g}")
-    left.xaxis.set_major_locator(MaxNLocator(integer=True))
-    left.legend(loc="lower right", fontsize=8)
+    left.set_xticks(xticks, [str(t) for t in xticks])
+    left.set_yticks(_ACC_TICKS, [f"{t:.2f}" for t in _ACC_TICKS])
+    left.legend(loc="lower right", fontsize=8, frameon=True, framealpha=0.85, edgecolor="none")
     noise = history["sigma"].iloc[0] * math.sqrt(d.X_train.shape[1]) / history["n_hat"].iloc[0]
-    right.semilogy(steps[1:], signal[:-1], color=OKABE_ITO["green"], ls="--", label="clipped mean gradient (no noise)")
-    right.axhline(noise, color=OKABE_ITO["vermillion"], label=f"noise, σ√d/ñ = {noise:.2g}")
-    right.set(xlabel="iteration", ylabel="L2 norm (log scale)", title="signal and noise per step",
-              xlim=(0.5, k + 0.5), ylim=(1e-4, 10))
-    right.xaxis.set_major_locator(MaxNLocator(integer=True))
-    _plain_log_ticks(right.yaxis, [1e-4, 1e-3, 1e-2, 0.1, 1, 10])
-    right.legend(loc="upper right", fontsize=8)
+    right.semilogy(steps[1:], signal[:-1], color=OKABE_ITO["green"], ls="--", label="signal")
+    right.axhline(noise, color=OKABE_ITO["vermillion"], label=f"noise {noise:.2g}")
+    right.set(xlabel="iteration", ylabel="L2 norm per step", title="signal vs noise",
+              xlim=(0.5, k + 0.5), ylim=(1e-5, 1e4))
+    right.set_xticks(xticks[xticks >= 1], [str(t) for t in xticks[xticks >= 1]])
+    _plain_log_ticks(right.yaxis, [1e-4, 1e-2, 1, 100])
+    right.legend(loc="upper center", ncol=2, fontsize=8)  # above 100: no curve ever reaches there
     return fig
 
 
