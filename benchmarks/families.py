@@ -241,6 +241,7 @@ def run_mechanisms(rounds=5, log=print, tiny=False) -> list[dict]:
                "reference_size": fam.reference_size, "reference_scale": fam.reference_scale,
                "dp_lib_label": fam.dp_lib_label, "floor_label": fam.floor_label,
                "ref_over_dp": ref_s / dp_s, "dp_over_floor": dp_s / floor_s,
+               "dp_over_floor_cpu": res["dp_lib"]["cpu_median"] / res["floor"]["cpu_median"],
                "extra": {label: dp_s / res[f"extra:{label}"]["median"] for label in fam.extra_floors},
                "timings": res}
         row["ref_ok"], row["floor_ok"] = row["ref_over_dp"] >= REF_TARGET, row["dp_over_floor"] <= FLOOR_TARGET

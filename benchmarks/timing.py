@@ -16,15 +16,19 @@ import time
 __all__ = ["calibrate", "interleaved", "time_once"]
 
 
-def time_once(fn, number=1) -> float:
-    """Seconds per call of ``fn`` over ``number`` calls, with the garbage collector paused."""
+def time_once(fn, number=1, with_cpu=False):
+    """Seconds per call of ``fn`` over ``number`` calls, with the garbage collector paused.
+
+    With ``with_cpu=True``: a pair (wall-clock seconds, process CPU seconds) per call.
+    """
     enabled = gc.isenabled()
     gc.disable()
     try:
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         for _ in range(number):
             fn()
-        return (time.perf_counter() - start) / number
+        wall, cpu = (time.perf_counter() - start) / number, (time.process_time() - start_cpu) / number
+        return (wall, cpu) if with_cpu else wall
     finally:
         if enabled:
             gc.enable()
@@ -51,17 +55,22 @@ def interleaved(contenders: dict, rounds=5, min_time=0.05, fixed=None) -> dict:
 
     Returns
     -------
-    dict name -> {"median": s, "min": s, "max": s, "number": calls per measurement, "rounds": rounds}
+    dict name -> {"median": s, "min": s, "max": s, "cpu_median": s, "number": calls per measurement,
+    "rounds": rounds}; all wall-clock except ``cpu_median``, the median process CPU time (which
+    leaves out the time other processes held the core).
     """
     fixed = fixed or {}
     numbers = {name: fixed[name] if name in fixed else calibrate(fn, min_time) for name, fn in contenders.items()}
     samples = {name: [] for name in contenders}
+    cpu = {name: [] for name in contenders}
     for _ in range(rounds):
         for name, fn in contenders.items():
-            samples[name].append(time_once(fn, numbers[name]))
+            wall, used = time_once(fn, numbers[name], with_cpu=True)
+            samples[name].append(wall)
+            cpu[name].append(used)
         gc.collect()
     return {
-        name: {"median": statistics.median(s), "min": min(s), "max": max(s), "number": numbers[name],
-               "rounds": rounds}
+        name: {"median": statistics.median(s), "min": min(s), "max": max(s), "cpu_median": statistics.median(cpu[name]),
+               "number": numbers[name], "rounds": rounds}
         for name, s in samples.items()
     }

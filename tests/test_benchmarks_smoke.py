@@ -119,10 +119,10 @@ def test_smooth_reference_matches_dp_lib():
 def test_report_renders():
     mech = [{"family": "f", "size": "n", "reference_s": 1.0, "dp_lib_s": 0.01, "floor_s": 0.005,
              "reference_size": "", "reference_scale": 1.0, "dp_lib_label": "a", "floor_label": "b",
-             "ref_over_dp": 100.0, "dp_over_floor": 2.0, "ref_ok": True, "floor_ok": True, "extra": {}}]
+             "ref_over_dp": 100.0, "dp_over_floor": 2.0, "dp_over_floor_cpu": 2.0, "ref_ok": True, "floor_ok": True, "extra": {}}]
     meta = {"command": "python -m benchmarks", "when": "now", "commit": "x", "python": "3", "numpy": "2",
             "cpu_count": 2, "load_before": (1.0,), "load_after": (1.0,), "seconds": 1.0, "rounds": 5,
             "repeats": 5, "n_scale": 10}
     text = markdown(meta, mech=mech)
-    assert "| f | n | 1 | 0.01 | 0.005 | 100 ✓ | 2 ✓ | pass |" in text
+    assert "| f | n | 1 | 0.01 | 0.005 | 100 ✓ | 2 ✓ | 2 | pass |" in text
     assert {r["metric"] for r in csv_rows(mech=mech)} >= {"reference/dp_lib", "dp_lib/floor"}
