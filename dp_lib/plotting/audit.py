@@ -7,11 +7,10 @@ from functools import lru_cache
 import numpy as np
 
 from ..audit import ThresholdEvent, epsilon_lower_bound
-from ..data import load_adult
 from ..noise import laplace_pdf, sample_laplace
 from ..random import make_rng
 from ..validation import check_epsilon, check_finite_array, check_int
-from .style import OKABE_ITO, book_style, new_figure
+from .style import OKABE_ITO, book_style, count_older_than_40, new_figure
 
 __all__ = ["AUDIT_EPSILONS", "laplace_audit_bounds", "plot_audit_laplace", "audit_laplace_figure"]
 
@@ -20,16 +19,10 @@ _TRIALS = 100_000
 _CONFIDENCE = 0.95
 
 
-@lru_cache(maxsize=1)
-def _count_older_than_40() -> float:
-    """f(D): people in the Adult data older than 40. D' is D without one of them, so f(D') = f(D) - 1."""
-    return float((load_adult()["Age"] > 40).sum())
-
-
 @lru_cache(maxsize=1024)
 def _bound(epsilon: float, seed: int, scale_factor: float, trials: int) -> float:
     """Certified ε_lb of count + Lap(scale_factor/ε), D vs D', event {output > f(D)}, own seed per point."""
-    count = _count_older_than_40()
+    count = float(count_older_than_40())
 
     def mechanism(true_count, size, rng):
         return true_count + sample_laplace(scale_factor / epsilon, size=size, rng=rng)
@@ -97,7 +90,7 @@ def audit_laplace_figure(epsilon, *, seed=2024, grid=AUDIT_EPSILONS, trials=_TRI
         for ax in (left, right):
             ax.text(0.5, 0.5, str(err), ha="center", va="center", wrap=True, transform=ax.transAxes)
         return fig
-    count = _count_older_than_40()
+    count = float(count_older_than_40())
     b = 1.0 / eps
     x = np.linspace(count - 1 - 6 * b, count + 6 * b, 600)
     for loc, colour, name in ((count, "blue", "D"), (count - 1, "orange", "D' = D minus one person")):

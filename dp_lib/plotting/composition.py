@@ -3,41 +3,21 @@
 from __future__ import annotations
 
 import math
-from functools import lru_cache
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
 from ..composition import _advanced_epsilon
-from ..data import load_adult
 from ..mechanisms import laplace_mech
 from ..noise import laplace_pdf
 from ..random import make_rng
 from ..validation import check_finite_array
-from .style import OKABE_ITO, book_style, new_figure
+from .style import OKABE_ITO, book_style, count_older_than_40, is_finite_number, message_figure, new_figure
 
 __all__ = ["plot_averaging", "plot_advanced_composition", "plot_noisy_histogram"]
 
 _NICE = [1, 2, 5, 10]  # tick steps for MaxNLocator: fewer labels than the default, still round numbers
-
-
-@lru_cache(maxsize=1)
-def _adult_over_40() -> int:
-    """The true answer of the chapter's counting query: people in Adult older than 40."""
-    return int((load_adult()["Age"] > 40).sum())
-
-
-def _is_number(x) -> bool:
-    return isinstance(x, Real) and not isinstance(x, bool) and math.isfinite(x)
-
-
-def _message(text: str):
-    """A figure that shows ``text`` instead of a plot (for slider settings that make no sense)."""
-    fig, ax = new_figure(width=8.0, height=1.6)
-    ax.set_axis_off()
-    ax.text(0.5, 0.5, text, ha="center", va="center", wrap=True, color=OKABE_ITO["vermillion"])
-    return fig
 
 
 # Fixed settings of the slider figures (not parameters: `interact` would turn them into sliders)
@@ -57,11 +37,11 @@ def plot_averaging(epsilon=1.0, k=10, seed=2024):
 
     Defined in: chapters/02_composition.ipynb
     """
-    if not (_is_number(epsilon) and epsilon > 0):
-        return _message(f"ε must be a number > 0 (got {epsilon!r})")
+    if not (is_finite_number(epsilon) and epsilon > 0):
+        return message_figure(f"ε must be a number > 0 (got {epsilon!r})")
     if not (isinstance(k, Integral) and not isinstance(k, bool) and k >= 1):
-        return _message(f"k must be a whole number ≥ 1 (got {k!r})")
-    true_answer = _adult_over_40()
+        return message_figure(f"k must be a whole number ≥ 1 (got {k!r})")
+    true_answer = count_older_than_40()
     rng = make_rng(seed)
     single = laplace_mech(np.full(N_TRIALS, float(true_answer)), 1.0, epsilon, rng=rng) - true_answer
     averaged = laplace_mech(np.full((N_TRIALS, k), float(true_answer)), 1.0, epsilon / k, rng=rng).mean(axis=1)
@@ -108,10 +88,10 @@ def plot_advanced_composition(epsilon=0.1, delta_prime=1e-5):
 
     Defined in: chapters/02_composition.ipynb
     """
-    if not (_is_number(epsilon) and 0 < epsilon <= 10):
-        return _message(f"ε per query must be in (0, 10] (got {epsilon!r})")
-    if not (_is_number(delta_prime) and 0 < delta_prime < 1):
-        return _message(f"δ' must be in (0, 1) (got {delta_prime!r})")
+    if not (is_finite_number(epsilon) and 0 < epsilon <= 10):
+        return message_figure(f"ε per query must be in (0, 10] (got {epsilon!r})")
+    if not (is_finite_number(delta_prime) and 0 < delta_prime < 1):
+        return message_figure(f"δ' must be in (0, 1) (got {delta_prime!r})")
     ks = np.arange(1, K_MAX_ADVANCED + 1)
     plain = ks * epsilon
     advanced = _advanced_epsilon(epsilon, ks, delta_prime)

@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from ..data import load_adult
 from ..mechanisms import analytic_gaussian_sigma, laplace_mech, laplace_scale
 from ..noise import laplace_cdf, laplace_pdf
 from ..random import make_rng
 from ..validation import check_finite_array, check_int
-from .style import OKABE_ITO, book_style, new_figure
+from .style import OKABE_ITO, book_style, count_older_than_40, new_figure
 
 __all__ = ["plot_laplace_shapes", "plot_sample_check", "plot_noisy_count", "noisy_count_figure", "plot_laplace_vs_gaussian"]
-
-
-@lru_cache(maxsize=1)
-def _count_older_than_40() -> int:
-    return int((load_adult()["Age"] > 40).sum())
 
 
 @book_style
@@ -71,7 +63,7 @@ def plot_noisy_count(epsilon=1.0, sensitivity=1.0, seed=2024):
 
     Defined in: chapters/01_laplace.ipynb
     """
-    return noisy_count_figure(epsilon, sensitivity, true_answer=_count_older_than_40(), rng=make_rng(seed))
+    return noisy_count_figure(epsilon, sensitivity, true_answer=count_older_than_40(), rng=make_rng(seed))
 
 
 @book_style

@@ -13,7 +13,7 @@ from ..learning import (_clipped_sum, _residual_bounds, accuracy, adult_features
 from ..mechanisms import analytic_gaussian_sigma
 from ..random import make_rng
 from ..validation import check_int, check_positive
-from .style import OKABE_ITO, book_style, new_figure
+from .style import OKABE_ITO, book_style, message_figure, new_figure
 
 __all__ = ["plot_private_training", "private_training_figure", "plot_gradient_norms", "plot_iterations_tradeoff"]
 
@@ -55,13 +55,6 @@ def _plain_log_ticks(axis, ticks):
     axis.set_minor_locator(NullLocator())
 
 
-def _message(text):
-    fig, ax = new_figure(width=8.0, height=1.6)
-    ax.set_axis_off()
-    ax.text(0.5, 0.5, text, ha="center", va="center", wrap=True, color=OKABE_ITO["vermillion"])
-    return fig
-
-
 def plot_private_training(epsilon=1.0, iterations=20, clip_norm=1.5, seed=2024):
     """The slider figure of Chapter 6: test accuracy per iteration, private and not.
 
@@ -75,7 +68,7 @@ def plot_private_training(epsilon=1.0, iterations=20, clip_norm=1.5, seed=2024):
         rng = make_rng(seed)
         return private_training_figure(epsilon, iterations, clip_norm, rng=rng)
     except ValueError as err:
-        return _message(f"No figure for this setting: {err}")
+        return message_figure(f"No figure for this setting: {err}")
 
 
 @book_style

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from matplotlib.ticker import FuncFormatter, NullLocator
@@ -26,7 +26,7 @@ from ..sensitivity import (
     smooth_sensitivity_mean,
 )
 from ..validation import check_finite_array
-from .style import OKABE_ITO, book_style, new_figure
+from .style import OKABE_ITO, book_style, is_finite_number, message_figure, new_figure
 
 __all__ = [
     "plot_ls_leak",
@@ -47,18 +47,6 @@ def _adult_ages_and_ids():
     ages = adult["Age"].to_numpy(dtype=float)
     ages.flags.writeable = ids.flags.writeable = False
     return ages, ids
-
-
-def _is_number(x) -> bool:
-    return isinstance(x, Real) and not isinstance(x, bool) and math.isfinite(x)
-
-
-def _message(text: str):
-    """A figure that shows ``text`` instead of a plot (for slider settings that make no sense)."""
-    fig, ax = new_figure(width=8.0, height=1.6)
-    ax.set_axis_off()
-    ax.text(0.5, 0.5, text, ha="center", va="center", wrap=True, color=OKABE_ITO["vermillion"])
-    return fig
 
 
 @book_style
@@ -207,12 +195,12 @@ def plot_mechanism_comparison(epsilon=1.0, bound=0.005, k=1000, seed=2024):
     """
     ages, ids = _adult_ages_and_ids()
     n = ages.size
-    if not (_is_number(epsilon) and epsilon > 0):
-        return _message(f"ε must be a number > 0 (got {epsilon!r})")
-    if not (_is_number(bound) and bound > 0):
-        return _message(f"the proposed bound b must be a number > 0 (got {bound!r})")
+    if not (is_finite_number(epsilon) and epsilon > 0):
+        return message_figure(f"ε must be a number > 0 (got {epsilon!r})")
+    if not (is_finite_number(bound) and bound > 0):
+        return message_figure(f"the proposed bound b must be a number > 0 (got {bound!r})")
     if not (isinstance(k, Integral) and not isinstance(k, bool) and 1 <= k <= n):
-        return _message(f"k must be a whole number of chunks in [1, {n:,}] (got {k!r})")
+        return message_figure(f"k must be a whole number of chunks in [1, {n:,}] (got {k!r})")
     delta, rng, truth = 1 / n**2, make_rng(seed), ages.mean()
     runs = {
         "GS: noisy sum / noisy count": gs_mean(ages, UPPER, epsilon, rng=rng, size=COMPARISON_RUNS),

@@ -9,11 +9,15 @@ build can render it to PNG without a display.
 from __future__ import annotations
 
 import functools
+import math
+from functools import lru_cache
+from numbers import Real
 
 import matplotlib as mpl
 from matplotlib.figure import Figure
 
-__all__ = ["OKABE_ITO", "COLORS", "BOOK_STYLE", "book_style", "new_figure"]
+__all__ = ["OKABE_ITO", "COLORS", "BOOK_STYLE", "book_style", "new_figure", "message_figure", "is_finite_number",
+           "count_older_than_40"]
 
 # Okabe & Ito (2008), distinguishable under the common colour-vision deficiencies
 OKABE_ITO = {
@@ -62,3 +66,28 @@ def new_figure(nrows=1, ncols=1, *, width=8.0, height=3.2, **subplot_kw):
     fig = Figure(figsize=(width, height), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=True, **subplot_kw)
     return fig, axes
+
+
+def message_figure(text, *, width=8.0, height=1.6):
+    """A figure that shows ``text`` instead of a plot, for slider settings that make no sense.
+
+    A slider callback that raised would leave a traceback under the slider; a
+    message keeps the figure area readable.
+    """
+    fig, ax = new_figure(width=width, height=height)
+    ax.set_axis_off()
+    ax.text(0.5, 0.5, text, ha="center", va="center", wrap=True, color=OKABE_ITO["vermillion"])
+    return fig
+
+
+def is_finite_number(x) -> bool:
+    """True for a finite real number (booleans excluded): what a slider can legitimately pass."""
+    return isinstance(x, Real) and not isinstance(x, bool) and math.isfinite(x)
+
+
+@lru_cache(maxsize=1)
+def count_older_than_40() -> int:
+    """The running counting query of Chapters 1, 2 and A1: people in the Adult data older than 40."""
+    from ..data import load_adult
+
+    return int((load_adult()["Age"] > 40).sum())
