@@ -47,16 +47,22 @@ def resolve_function(dotted: str):
     return getattr(importlib.import_module(module), name)
 
 
+def slider_names(spec: dict) -> list[str]:
+    """The grid's parameters in the order of the function's signature (notebook JSON sorts keys)."""
+    order = list(inspect.signature(resolve_function(spec["function"])).parameters)
+    return sorted(spec["grid"], key=order.index)
+
+
 def grid_points(spec: dict) -> list[dict]:
     """Every combination of the grid, in row-major order of the parameters."""
-    names = list(spec["grid"])
+    names = slider_names(spec)
     return [dict(zip(names, values)) for values in itertools.product(*(spec["grid"][n] for n in names))]
 
 
 def default_setting(spec: dict) -> dict:
     """The function's default value for each slider parameter (must lie on the grid)."""
     params = inspect.signature(resolve_function(spec["function"])).parameters
-    defaults = {name: params[name].default for name in spec["grid"]}
+    defaults = {name: params[name].default for name in slider_names(spec)}
     for name, value in defaults.items():
         if value not in spec["grid"][name]:
             raise ValueError(f"slider_frames: the default {name}={value!r} of {spec['function']} is not on its grid")
@@ -89,9 +95,11 @@ def _control_html(spec: dict, files: list[str], defaults: dict, cell_id: str) ->
     points = grid_points(spec)
     alts = [alt.format(**{n: _shown(spec, n, v) for n, v in p.items()}) for p in points]
     start = points.index(defaults)
-    data = html.escape(json.dumps({"files": files, "alts": alts, "sizes": [len(v) for v in spec["grid"].values()]}))
+    names = slider_names(spec)
+    data = html.escape(json.dumps({"files": files, "alts": alts, "sizes": [len(spec["grid"][n]) for n in names]}))
     rows = []
-    for name, values in spec["grid"].items():
+    for name in names:
+        values = spec["grid"][name]
         idx = values.index(defaults[name])
         label = html.escape(labels.get(name, name))
         shown = [_shown(spec, name, v) for v in values]
