@@ -1,0 +1,336 @@
+"""The chapters as students run them: JupyterLab in headless Chromium, Run All, move every slider.
+
+One JupyterLab server (127.0.0.1, a free port, a random token, private JUPYTER_* folders, no
+news or update checks) serves a temporary copy of ``chapters/``, so autosave can never touch the
+committed notebooks. For every chapter notebook with an ``interact(`` cell the test opens it, runs
+all cells, then for each slider of each ``interact`` presses one arrow key and checks that
+
+* the figure's PNG bytes change (the kernel redrew it), and the slider's value moved;
+* no cell and no slider callback shows an error or a traceback (both render as stderr output);
+* the page raised no JavaScript error and made no request outside 127.0.0.1.
+
+Screenshots go to ``artifacts/screenshots/lab_<chapter>_*.png``. Run with
+``pytest tests/browser -p no:cacheprovider``; every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHAPTERS = ROOT / "chapters"
+SERVER_START_S = 90
+PAGE_LOAD_S = 180
+RUN_ALL_S = 300
+REDRAW_S = 60
+
+
+def _slider_notebooks():
+    found = []
+    for path in sorted(CHAPTERS.glob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        if any(c["cell_type"] == "code" and "interact(" in "".join(c["source"]) for c in cells):
+            found.append(path)
+    return found
+
+
+SLIDER_NOTEBOOKS = _slider_notebooks()
+
+
+# ----------------------------------------------------------------------------------------------
+# The JupyterLab server
+# ----------------------------------------------------------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _write_json(path: Path, data) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+def _isolated_env(home: Path) -> dict[str, str]:
+    """Private Jupyter/IPython/matplotlib folders and settings that keep JupyterLab offline."""
+    dirs = {name: home / name.lower() for name in (
+        "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR",
+        "JUPYTERLAB_SETTINGS_DIR", "JUPYTERLAB_WORKSPACES_DIR", "MPLCONFIGDIR")}
+    for folder in dirs.values():
+        folder.mkdir(parents=True)
+    _write_json(dirs["JUPYTER_CONFIG_DIR"] / "jupyter_server_config.json", {"LabApp": {
+        "news_url": None,  # JSON null; the command line would make it the string "None"
+        "check_for_updates_class": "jupyterlab.handlers.announcements.NeverCheckForUpdate",
+        "extension_manager": "readonly",
+        "expose_app_in_browser": True,
+    }})
+    settings = dirs["JUPYTERLAB_SETTINGS_DIR"]
+    _write_json(settings / "@jupyterlab/apputils-extension/notification.jupyterlab-settings",
+                {"fetchNews": "false", "checkForUpdates": False, "doNotDisturbMode": True})
+    # Keep every cell in the DOM (JupyterLab 4 otherwise drops off-screen cells).
+    _write_json(settings / "@jupyterlab/notebook-extension/tracker.jupyterlab-settings",
+                {"windowingMode": "none"})
+    _write_json(settings / "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings",
+                {"autosave": False})
+    env = dict(os.environ)
+    env.update({name: str(folder) for name, folder in dirs.items()})
+    env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
+    return env
+
+
+def _children(pid: int) -> list[int]:
+    """PIDs whose parent is ``pid`` (the kernels the server started)."""
+    kids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            kids.append(int(stat.parent.name))
+    return kids
+
+
+class LabServer:
+    def __init__(self, home: Path):
+        self.root = home / "root"
+        shutil.copytree(CHAPTERS, self.root / "chapters", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        self.token = secrets.token_hex(24)
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = home / "jupyterlab.log"
+        cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+               f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
+               f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={self.root}"]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            cmd.append("--allow-root")  # otherwise JupyterLab exits at once when run as root
+        self._log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(cmd, env=_isolated_env(home / "jupyter"), cwd=self.root,
+                                     stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        self._wait_ready()
+
+    def log_tail(self, n: int = 3000) -> str:
+        return self.log_path.read_text(errors="replace")[-n:]
+
+    def api(self, path: str, method: str = "GET"):
+        req = urllib.request.Request(f"{self.url}{path}", method=method,
+                                     headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            body = resp.read()
+        return json.loads(body) if body else None
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + SERVER_START_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"JupyterLab exited with code {self.proc.returncode}:\n{self.log_tail()}")
+            try:
+                self.api("/api/status")
+                return
+            except OSError:
+                time.sleep(0.5)
+        self.stop()
+        raise RuntimeError(f"JupyterLab did not answer within {SERVER_START_S} s:\n{self.log_tail()}")
+
+    def shutdown_kernels(self) -> None:
+        for session in self.api("/api/sessions"):
+            self.api(f"/api/sessions/{session['id']}", method="DELETE")
+
+    def stop(self) -> None:
+        kernels = _children(self.proc.pid)
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        for pid in kernels:  # leftovers, by PID
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self._log.close()
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory, browser):
+    # ``browser`` first: without Chromium/Playwright the test skips before a server starts.
+    server = LabServer(tmp_path_factory.mktemp("jupyterlab"))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+# ----------------------------------------------------------------------------------------------
+# Talking to the JupyterLab page
+# ----------------------------------------------------------------------------------------------
+
+NOTEBOOK_STATE = """() => {
+  const nb = window.jupyterapp.shell.currentWidget;
+  const cells = nb.content.widgets.filter(c => c.model.type === 'code'
+                                          && c.model.sharedModel.getSource().trim() !== '');
+  const indicator = document.querySelector('.jp-Notebook-ExecutionIndicator');
+  const kernel = nb.sessionContext.session && nb.sessionContext.session.kernel;
+  return {
+    total: cells.length,
+    executed: cells.filter(c => c.model.executionCount !== null).length,
+    kernel: kernel ? kernel.status : 'none',
+    indicator: indicator ? indicator.getAttribute('data-status') : 'missing',
+    stderr: Array.from(document.querySelectorAll("[data-mime-type='application/vnd.jupyter.stderr']"))
+                 .map(e => e.innerText.slice(0, 2000)),
+  };
+}"""
+
+INTERACT_STATE = """(index) => {
+  const box = document.querySelectorAll('.widget-interact')[index];
+  const imgs = Array.from(box.querySelectorAll('img')).map(i => i.getAttribute('src') || '');
+  // the readouts, not aria-valuenow (noUiSlider rounds that to one decimal: 0.75 -> "0.8")
+  const handles = Array.from(box.querySelectorAll('.widget-slider .widget-readout'))
+                       .map(r => r.innerText.trim());
+  return {imgs, handles};
+}"""
+
+
+def _poll(page, script, done, timeout_s, what, arg=None):
+    """Evaluate ``script`` until ``done(state)``; a bounded wait that fails with the last state."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        state = page.evaluate(script, arg)
+        if done(state):
+            return state
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout_s} s waiting for {what}; last state: "
+                                 f"{str(state)[:3000]}")
+        time.sleep(0.25)
+
+
+def _no_errors(state, where):
+    tracebacks = state["stderr"]
+    assert not tracebacks, f"{where}: the page shows error/stderr output:\n" + "\n---\n".join(tracebacks)
+
+
+def _png_bytes(src: str) -> bytes:
+    assert src.startswith("data:image/png;base64,"), f"the slider figure is not an inline PNG: {src[:80]}"
+    data = base64.b64decode(src.split(",", 1)[1])
+    assert data.startswith(b"\x89PNG\r\n\x1a\n")
+    return data
+
+
+def _open_and_run(page, lab, name):
+    page.goto(f"{lab.url}/lab/tree/chapters/{name}?reset&token={lab.token}", timeout=PAGE_LOAD_S * 1000)
+    page.wait_for_function(
+        """(name) => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+                       return !!(w && w.sessionContext && w.context && w.context.path.endsWith(name)); }""",
+        arg=name, timeout=PAGE_LOAD_S * 1000)
+    # The idle indicator can read idle before the kernel connects: wait for the session itself.
+    page.evaluate("async () => { await window.jupyterapp.shell.currentWidget.sessionContext.ready; }")
+    _poll(page, NOTEBOOK_STATE, lambda s: s["kernel"] == "idle", PAGE_LOAD_S, "an idle kernel")
+    # Clear the committed outputs and counts, so "executed" below means executed now.
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+
+    def finished(state):
+        if state["stderr"]:  # run-all stops at an error: fail now rather than time out
+            return True
+        return (state["executed"] == state["total"] and state["kernel"] == "idle"
+                and state["indicator"] == "idle")
+
+    state = _poll(page, NOTEBOOK_STATE, finished, RUN_ALL_S, f"Run All of {name}")
+    _no_errors(state, f"{name} after Run All")
+
+
+def _digest(state) -> dict:
+    """A printable summary of an interact's state (image hashes instead of base64 megabytes)."""
+    return {"images": [hashlib.sha1(src.encode()).hexdigest()[:10] for src in state["imgs"]],
+            "slider values": state["handles"]}
+
+
+def _settled_figure(page, index, old_imgs, old_handles, timeout_s):
+    """Wait until interact ``index`` shows a new figure, the kernel is idle, and it stays for 1 s."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        state = page.evaluate(INTERACT_STATE, index)
+        if state["imgs"] and state["imgs"] != old_imgs and state["handles"] != old_handles:
+            break
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"interact #{index} did not redraw within {timeout_s} s: before "
+                f"{_digest({'imgs': old_imgs, 'handles': old_handles})}, now {_digest(state)}; "
+                f"kernel {page.evaluate(NOTEBOOK_STATE)['kernel']}")
+        time.sleep(0.25)
+    stable_since, last = time.monotonic(), None
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        state = page.evaluate(INTERACT_STATE, index)
+        busy = page.evaluate(NOTEBOOK_STATE)["kernel"] != "idle"
+        if busy or state != last:
+            stable_since, last = time.monotonic(), state
+        elif time.monotonic() - stable_since >= 1.0:
+            return state
+        time.sleep(0.2)
+    raise AssertionError(f"interact #{index} did not settle within {timeout_s} s")
+
+
+@pytest.mark.parametrize("notebook", SLIDER_NOTEBOOKS, ids=lambda p: p.stem)
+def test_sliders_redraw_in_jupyterlab(new_context, lab, screenshots, notebook):
+    name = notebook.name
+    context, guard = new_context()
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    js_errors: list[str] = []
+    page.on("pageerror", lambda exc: js_errors.append(str(exc)))
+    try:
+        _open_and_run(page, lab, name)
+        boxes = page.locator(".widget-interact")
+        n_interact = boxes.count()
+        n_cells = len([c for c in json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+                       if c["cell_type"] == "code" and re.search(r"\binteract\(", "".join(c["source"]))])
+        assert n_interact >= n_cells, f"{name}: {n_cells} interact cells but {n_interact} widgets rendered"
+        moved = 0
+        for i in range(n_interact):
+            handles = boxes.nth(i).locator(".widget-slider .noUi-handle")
+            assert handles.count() >= 1, f"{name}: interact #{i} has no slider"
+            for j in range(handles.count()):
+                handle = handles.nth(j)
+                handle.scroll_into_view_if_needed()
+                before = page.evaluate(INTERACT_STATE, i)
+                assert before["imgs"], f"{name}: interact #{i} shows no figure before the slider moves"
+                at_max = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
+                handle.focus()
+                handle.press("ArrowLeft" if at_max else "ArrowRight")
+                after = _settled_figure(page, i, before["imgs"], before["handles"], REDRAW_S)
+                old_png, new_png = _png_bytes(before["imgs"][0]), _png_bytes(after["imgs"][0])
+                assert new_png != old_png, f"{name}: slider {j} of interact #{i} did not change the figure"
+                _no_errors(page.evaluate(NOTEBOOK_STATE), f"{name}, slider {j} of interact #{i}")
+                moved += 1
+                if j == 0:
+                    boxes.nth(i).screenshot(path=screenshots / f"lab_{notebook.stem}_interact{i}.png")
+        page.screenshot(path=screenshots / f"lab_{notebook.stem}.png")
+        assert moved >= 1
+        assert not js_errors, f"{name}: JavaScript errors: {js_errors[:5]}"
+        guard.assert_offline()
+    except Exception:
+        page.screenshot(path=screenshots / f"lab_{notebook.stem}_FAILED.png")
+        print(lab.log_tail(1500))
+        raise
+    finally:
+        context.close()
+        lab.shutdown_kernels()
