@@ -292,6 +292,7 @@ def _settled_figure(page, index, old_imgs, old_handles, timeout_s):
 @pytest.mark.parametrize("notebook", SLIDER_NOTEBOOKS, ids=lambda p: p.stem)
 def test_sliders_redraw_in_jupyterlab(new_context, lab, screenshots, notebook):
     name = notebook.name
+    (screenshots / f"lab_{notebook.stem}_FAILED.png").unlink(missing_ok=True)  # from an earlier run
     context, guard = new_context()
     page = context.new_page()
     page.set_default_timeout(60_000)
