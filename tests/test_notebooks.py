@@ -120,3 +120,21 @@ def test_slider_cells_name_every_widget(path, src):
     named = {kw.arg for kw in call.keywords}
     with_default = {n for n, p in inspect.signature(func).parameters.items() if p.default is not p.empty}
     assert with_default <= named, f"{path.name}: interact({func_name}) would add sliders for {with_default - named}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_figures_have_alt_text(path):
+    """myst-nb writes metadata.mystnb.image.alt as the figure's alt text (tools/refresh_notebooks.py sets it)."""
+    for cell in _code_cells(path):
+        if any("image/png" in out.get("data", {}) for out in cell.get("outputs", [])):
+            alt = cell["metadata"].get("mystnb", {}).get("image", {}).get("alt", "")
+            assert len(alt) > 10, f"{path.name}: a figure without alt text: {_source(cell)[:60]!r}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_solutions_hidden_whole(path):
+    """In the book a solution's code and output stay hidden until the reader clicks."""
+    for cell in _code_cells(path):
+        tags = cell["metadata"].get("tags", [])
+        if "solution" in tags:
+            assert "hide-cell" in tags, f"{path.name}: solution cell without hide-cell: {_source(cell)[:60]!r}"

@@ -71,7 +71,7 @@ def plot_ls_leak(releases_a, releases_b, *, centre, threshold, epsilon, success,
     left.hist(b, bins=edges, density=True, histtype="step", lw=1.5, color=OKABE_ITO["vermillion"], label=labels[1])
     left.axvspan(centre - threshold, centre + threshold, color=OKABE_ITO["yellow"], alpha=0.3,
                  label="band: guess x'")
-    left.set(title=f"releases at ε = {epsilon:g}", xlabel="released mean age", ylabel="density",
+    left.set(title=f"releases at ε = {epsilon:.3g}", xlabel="released mean age", ylabel="density",
              xlim=(centre - hw, centre + hw))
     left.legend(fontsize=8, loc="upper left")
     eps = np.linspace(0.01, 2.0, 200)
@@ -223,7 +223,7 @@ def plot_mechanism_comparison(epsilon=1.0, bound=0.005, k=1000, seed=2024):
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))  # plain text: no mathtext to typeset
     ax.xaxis.set_minor_locator(NullLocator())
-    ax.set(title=f"mean age, {COMPARISON_RUNS:,} runs each, ε = {epsilon:g} (PTR and smooth: δ = 1/n²)",
+    ax.set(title=f"mean age, {COMPARISON_RUNS:,} runs each, ε = {epsilon:.3g} (PTR and smooth: δ = 1/n²)",
            xlabel="percent error (log scale)", ylabel="runs", xlim=(edges[0], edges[-1]))
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     return fig
