@@ -12,15 +12,14 @@ from matplotlib.ticker import FuncFormatter, NullLocator
 from ..data import load_adult
 from ..mechanisms import pct_error
 from ..random import make_rng
+from ..aggregate import chunk_answers, sample_and_aggregate
 from ..sensitivity import (
-    chunk_answers,
     distance_to_high_sensitivity,
     gs_mean,
     log_smooth_sensitivity_terms,
     ptr_bottom_probability,
     ptr_mean,
     ptr_threshold,
-    sample_and_aggregate,
     smooth_beta,
     smooth_mean,
     smooth_sensitivity_mean,
