@@ -8,6 +8,7 @@ Modules are split by topic, and every public name is re-exported here:
 - ``composition``: sequential, parallel and advanced composition; the budget accountant
 - ``data``: ``load_adult``, the Adult census data with fake identifiers
 - ``selection``: private selection: exponential mechanism, report noisy max, permute-and-flip
+- ``quantiles``: private quantiles by the exponential mechanism on a continuous range
 - ``local``: local DP: randomized response, k-ary RR, unary encoding (SUE/OUE)
 - ``sensitivity``: local sensitivity, propose-test-release, smooth sensitivity
 - ``aggregate``: sample-and-aggregate over a per-record hash partition
@@ -28,13 +29,14 @@ from .learning import *  # noqa: F401,F403
 from .local import *  # noqa: F401,F403
 from .mechanisms import *  # noqa: F401,F403
 from .noise import *  # noqa: F401,F403
+from .quantiles import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
 from .sensitivity import *  # noqa: F401,F403
 from . import (aggregate, audit, composition, data, learning, local, mechanisms, noise, plotting,  # noqa: E402
-               random, selection, sensitivity, validation)
+               quantiles, random, selection, sensitivity, validation)
 
 __all__ = [*aggregate.__all__, *audit.__all__, *composition.__all__, *data.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__,
-           *random.__all__, *selection.__all__, *sensitivity.__all__]
+           *quantiles.__all__, *random.__all__, *selection.__all__, *sensitivity.__all__]
 
 __version__ = "0.1.0"
