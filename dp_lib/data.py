@@ -7,10 +7,13 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["ADULT_PATH", "load_adult"]
+__all__ = ["ADULT_PATH", "ADULT_PUBLIC_SIZE_BOUND", "load_adult"]
 
 ADULT_PATH = Path(__file__).resolve().parents[1] / "data" / "adult_with_pii.csv"
 _ROWS = 32561
+#: A public upper bound on the number of people in the extract: the UCI documentation lists 48,842 records for the
+#: whole Adult data (training and test files). Chapters derive δ from it (δ = 1/N²) instead of from the private n.
+ADULT_PUBLIC_SIZE_BOUND = 48_842
 _COLUMNS = [
     "Name", "DOB", "SSN", "Zip", "Age", "Workclass", "fnlwgt", "Education",
     "Education-Num", "Marital Status", "Occupation", "Relationship", "Race", "Sex",

@@ -9,7 +9,7 @@ from numbers import Integral
 import numpy as np
 from matplotlib.ticker import FuncFormatter, NullLocator
 
-from ..data import load_adult
+from ..data import ADULT_PUBLIC_SIZE_BOUND, load_adult
 from ..mechanisms import pct_error
 from ..random import make_rng
 from ..aggregate import chunk_answers, sample_and_aggregate
@@ -92,11 +92,12 @@ def plot_ptr_refusal(epsilon=1.0, delta=None, *, n=32_561, upper=UPPER):
     (γ = 0) pass with probability δ/2; the slip ln(2/δ)/(2ε) with the same
     Lap(1/ε) test noise lets it pass with ½√(δ/2). Right: for the mean of n
     values in [0, upper], γ̂ depends on n and b only, so P[⊥] drops from 1 to 0
-    within a hair of b = upper/n. δ defaults to 1/n².
+    just right of b = upper/n, where γ̂ first exceeds the threshold.
+    δ defaults to 1/N² for the public size bound N = 48,842.
 
     Defined in: chapters/04_local_sensitivity.ipynb
     """
-    delta = 1 / n**2 if delta is None else delta
+    delta = 1 / ADULT_PUBLIC_SIZE_BOUND**2 if delta is None else delta
     t, t_slip = ptr_threshold(epsilon, delta), math.log(2 / delta) / (2 * epsilon)
     gamma = np.arange(0, int(2 * t) + 6)
     fig, (left, right) = new_figure(1, 2)
@@ -125,11 +126,11 @@ def plot_smooth_terms(epsilon=1.0, delta=None, *, n=32_561, small_n=50, upper=UP
 
     The maximum (the smooth sensitivity S, marked) sits at k = 0 for the Adult
     size but at the far end for a small data set: truncating the max to small k
-    would understate S there. δ defaults to 1/32561².
+    would understate S there. δ defaults to 1/48842² (a public bound on n).
 
     Defined in: chapters/04_local_sensitivity.ipynb
     """
-    delta = 1 / 32_561**2 if delta is None else delta
+    delta = 1 / ADULT_PUBLIC_SIZE_BOUND**2 if delta is None else delta
     beta = smooth_beta(epsilon, delta)
     fig, axes = new_figure(1, 2)
     for ax, size in zip(axes, (n, small_n)):
@@ -200,7 +201,7 @@ def plot_mechanism_comparison(epsilon=1.0, bound=0.005, k=1000, seed=2024):
         return message_figure(f"the proposed bound b must be a number > 0 (got {bound!r})")
     if not (isinstance(k, Integral) and not isinstance(k, bool) and 1 <= k <= n):
         return message_figure(f"k must be a whole number of chunks in [1, {n:,}] (got {k!r})")
-    delta, rng, truth = 1 / n**2, make_rng(seed), ages.mean()
+    delta, rng, truth = 1 / ADULT_PUBLIC_SIZE_BOUND**2, make_rng(seed), ages.mean()
     runs = {
         "GS: noisy sum / noisy count": gs_mean(ages, UPPER, epsilon, rng=rng, size=COMPARISON_RUNS),
         f"PTR, b = {bound:.4g}": ptr_mean(ages, UPPER, bound, epsilon / 2, delta, rng=rng, size=COMPARISON_RUNS),
