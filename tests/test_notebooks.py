@@ -132,6 +132,16 @@ def test_figures_have_alt_text(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_alt_texts_are_sentences_unique_per_figure(path):
+    """Alt text tells a reader what the figure shows and its takeaway: a sentence, never shared by two figures."""
+    alts = [cell["metadata"].get("mystnb", {}).get("image", {}).get("alt", "") for cell in _code_cells(path)
+            if any("image/png" in out.get("data", {}) for out in cell.get("outputs", []))]
+    for alt in alts:
+        assert len(alt) >= 40 and alt.rstrip().endswith("."), f"{path.name}: alt text is not a sentence: {alt!r}"
+    assert len(set(alts)) == len(alts), f"{path.name}: two figures share an alt text"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_solutions_hidden_whole(path):
     """In the book a solution's code and output stay hidden until the reader clicks."""
     for cell in _code_cells(path):

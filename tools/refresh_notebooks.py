@@ -51,8 +51,8 @@ def _set_alt_text(cell) -> None:
     """myst-nb takes a figure's alt text from ``metadata.mystnb.image.alt``; without it, the file name."""
     has_image = any("image/png" in out.get("data", {}) for out in cell.get("outputs", []))
     alt = _figure_alt_text(cell) if has_image else None
-    if alt:
-        cell.metadata.setdefault("mystnb", {}).setdefault("image", {})["alt"] = alt
+    if alt:  # alt text written by hand for a reader (cell metadata) wins over the docstring fallback
+        cell.metadata.setdefault("mystnb", {}).setdefault("image", {}).setdefault("alt", alt)
 
 
 def refresh(path: Path) -> float:
