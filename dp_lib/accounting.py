@@ -13,6 +13,7 @@ Google's dp-accounting uses. The tests cross-check dp-accounting 0.6.0.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -347,6 +348,13 @@ def dp_sgd_sigma(epsilon, delta, q, steps, *, orders=DEFAULT_ORDERS, rel_tol=1e-
     t = check_int(steps, "steps", minimum=1)
     tol = check_positive(rel_tol, "rel_tol")
     a, _ = _orders(orders, integer=True)
+    return _calibrate(eps, dlt, q, t, tuple(a.tolist()), tol)
+
+
+@lru_cache(maxsize=256)
+def _calibrate(eps, dlt, q, t, orders, tol):
+    """The bisection of ``dp_sgd_sigma`` on validated arguments (cached: sliders revisit settings)."""
+    a = np.asarray(orders)
 
     def eps_at(sigma):
         return max(0.0, float(np.min(_conversion(a, t * subsampled_gaussian_rdp(a, q, sigma), math.log(dlt)))))
@@ -354,7 +362,7 @@ def dp_sgd_sigma(epsilon, delta, q, steps, *, orders=DEFAULT_ORDERS, rel_tol=1e-
     floor = max(0.0, float(np.min(_conversion(a, np.zeros_like(a), math.log(dlt)))))
     if eps <= floor * (1 + 1e-9):
         raise ValueError(f"epsilon must exceed {floor:.4g}, the smallest ε the orders up to {int(a.max())} "
-                         f"can certify at delta={dlt:g}; got {epsilon!r}")
+                         f"can certify at delta={dlt:g}; got {eps!r}")
     lo, hi = 1e-3, 1.0
     while eps_at(hi) > eps:
         lo, hi = hi, 2 * hi
