@@ -3,7 +3,8 @@
 Process CPU time (``time.process_time``), best of ``--repeats``, so the load of other
 processes on a shared machine inflates it less than wall time. An epoch is round(1/q)
 Poisson-sampled steps, each touching about q·n rows: the whole ``minibatch_dp_sgd`` call,
-including the σ calibration and the per-step ε. For comparison, the same steps with a
+with validation and the per-step ε (``dp_sgd_sigma`` is cached, so after the first repeat
+the σ calibration, 35–55 ms CPU here, is not in the best time). For comparison, the same steps with a
 Python loop over the examples (the straightforward per-example code). Writes
 ``benchmarks/results/dp_sgd_epoch.json``.
 """
