@@ -6,6 +6,7 @@ Modules are split by topic, and every public name is re-exported here:
 - ``noise``: densities, CDFs and inverse-CDF samplers
 - ``mechanisms``: the Laplace and Gaussian mechanisms and their calibrations
 - ``composition``: sequential, parallel and advanced composition; the budget accountant
+- ``accounting``: zCDP, Rényi DP, amplification by subsampling, the RDP accountant and DP-SGD's σ
 - ``data``: ``load_adult``, the Adult census data with fake identifiers
 - ``selection``: private selection: exponential mechanism, report noisy max, permute-and-flip
 - ``quantiles``: private quantiles by the exponential mechanism on a continuous range
@@ -13,6 +14,7 @@ Modules are split by topic, and every public name is re-exported here:
 - ``sensitivity``: local sensitivity, propose-test-release, smooth sensitivity
 - ``aggregate``: sample-and-aggregate over a per-record hash partition
 - ``learning``: logistic regression by noisy gradient descent: clipping, per-iteration noise, composition
+- ``dp_sgd``: minibatch DP-SGD: Poisson sampling, per-example clipping, Gaussian noise, RDP accounting
 - ``audit``: empirical auditing: a certified lower bound on ε from neighbouring inputs (Clopper–Pearson)
 - ``validation``: shared argument checks (``ValueError`` naming the parameter)
 - ``plotting``: the book's figures, in one colour-blind-safe style
@@ -21,10 +23,12 @@ Every function that draws noise takes a keyword-only ``rng`` (a
 ``numpy.random.Generator``).
 """
 
+from .accounting import *  # noqa: F401,F403
 from .aggregate import *  # noqa: F401,F403
 from .audit import *  # noqa: F401,F403
 from .composition import *  # noqa: F401,F403
 from .data import *  # noqa: F401,F403
+from .dp_sgd import *  # noqa: F401,F403
 from .learning import *  # noqa: F401,F403
 from .local import *  # noqa: F401,F403
 from .mechanisms import *  # noqa: F401,F403
@@ -33,10 +37,9 @@ from .quantiles import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
 from .sensitivity import *  # noqa: F401,F403
-from . import (aggregate, audit, composition, data, learning, local, mechanisms, noise, plotting,  # noqa: E402
-               quantiles, random, selection, sensitivity, validation)
 
-__all__ = [*aggregate.__all__, *audit.__all__, *composition.__all__, *data.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__,
-           *quantiles.__all__, *random.__all__, *selection.__all__, *sensitivity.__all__]
+from . import (accounting, aggregate, audit, composition, data, dp_sgd, learning, local, mechanisms, noise, plotting, quantiles, random, selection, sensitivity, validation)  # noqa: E402
+
+__all__ = [*accounting.__all__, *aggregate.__all__, *audit.__all__, *composition.__all__, *data.__all__, *dp_sgd.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__, *quantiles.__all__, *random.__all__, *selection.__all__, *sensitivity.__all__]
 
 __version__ = "0.1.0"
