@@ -165,7 +165,7 @@ def test_every_figure_is_there():
 
 def test_sliders_are_static_figures_and_solutions_are_omitted(text):
     sliders = sum(bool(SLIDER_CALL.search("".join(c["source"]))) for doc in DOCS for c in _cells(_source(doc))
-                  if c["cell_type"] == "code")
+                  if c["cell_type"] == "code" and "solution" not in c.get("metadata", {}).get("tags", []))
     assert _norm(text).count(_norm(SLIDER_NOTE)) == sliders, f"expected {sliders} slider notes"
     for widget_text in ("interactive(children", "FloatSlider(", "IntSlider(", "model_id", "vnd.jupyter.widget"):
         assert widget_text not in text, f"a widget's raw representation is in the PDF: {widget_text}"
