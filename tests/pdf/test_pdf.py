@@ -1,0 +1,197 @@
+"""The PDF edition, read back from the PDF itself (poppler's ``pdftotext``, ``pdfimages``, ``pdfinfo``).
+
+Run after ``jupyter-book build . --builder pdflatex`` (``.ci/run`` does, after the HTML book):
+
+    pytest tests/pdf -p no:cacheprovider
+
+Not collected by a plain ``pytest`` (``norecursedirs`` lists ``pdf``); skipped with a reason when the
+PDF or poppler-utils is missing. Page images for a person to look at: ``pdftoppm -png -r 60 -f N -l N``.
+
+Checked: every document of ``_toc.yml`` is there under its title, in the toc's order; theorems and
+definitions are numbered per chapter; every entry of references.bib is in the bibliography and no
+citation or cross-reference is left unresolved (``??``); every figure of the committed notebooks is
+there (solutions and slider cells excepted: the PDF omits the solutions and shows each slider as its
+static default figure, with a note); no widget's text stand-in; every non-ASCII character of the
+book's prose and outputs is in the text (so the fonts have it), and the LaTeX log has no
+``Missing character``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import unicodedata
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+PDF = Path(os.environ.get("DP_BOOK_PDF", ROOT / "_build" / "latex" / "dp-by-experiment.pdf"))
+LOG = PDF.with_suffix(".log")
+SLIDER_CALL = re.compile(r"\binteract(?:ive)?(?:_output)?\(")
+SLIDER_NOTE = "In the online book a slider here redraws the figure above"
+
+if not PDF.is_file():
+    pytest.skip(f"no {PDF.relative_to(ROOT) if PDF.is_relative_to(ROOT) else PDF}: run "
+                "`jupyter-book build . --builder pdflatex` first (.ci/run does)", allow_module_level=True)
+if not shutil.which("pdftotext"):
+    pytest.skip("pdftotext is missing: apt-get install poppler-utils", allow_module_level=True)
+
+
+def _norm(text: str) -> str:
+    """Compare text modulo ligatures, math alphabets (NFKC), case, hyphenation and line breaks."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    return re.sub(r"[\s\-\u2010\u2011\u00ad]+", "", text)
+
+
+@pytest.fixture(scope="module")
+def text() -> str:
+    return subprocess.run(["pdftotext", "-enc", "UTF-8", str(PDF), "-"], check=True, capture_output=True,
+                          text=True, timeout=120).stdout
+
+
+def _toc_docs() -> list[str]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    found = [toc["root"]]
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                found.append(node["file"])
+            for key, value in node.items():
+                if key != "root":
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(toc)
+    return found
+
+
+def _source(doc: str) -> Path:
+    for suffix in ("", ".ipynb", ".md"):
+        path = ROOT / (doc + suffix)
+        if path.is_file():
+            return path
+    raise FileNotFoundError(doc)
+
+
+def _cells(path: Path) -> list[dict]:
+    if path.suffix == ".ipynb":
+        return json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return [{"cell_type": "markdown", "source": path.read_text(encoding="utf-8"), "metadata": {}}]
+
+
+def _markdown(path: Path) -> str:
+    return "\n".join("".join(c["source"]) for c in _cells(path) if c["cell_type"] == "markdown")
+
+
+def _title(path: Path) -> str:
+    match = re.search(r"^#\s+(.+?)\s*$", _markdown(path), re.M)
+    assert match, f"{path.name} has no '# title'"
+    return re.sub(r"[`*_]", "", match.group(1))
+
+
+def _kept_code_cells(path: Path) -> list[dict]:
+    """Code cells the PDF shows: not solutions, not slider cells."""
+    return [c for c in _cells(path) if c["cell_type"] == "code"
+            and "solution" not in c.get("metadata", {}).get("tags", [])
+            and not SLIDER_CALL.search("".join(c["source"]))]
+
+
+DOCS = _toc_docs()
+
+
+def test_every_toc_document_is_there_in_order(text):
+    """Each title appears in the table of contents and again as a heading in the body, both times in
+    the order of _toc.yml."""
+    flat = _norm(text)
+    titles = [_title(_source(doc)) for doc in DOCS]
+    cursor = 0
+    for part in ("table of contents", "body"):
+        for title in titles:
+            where = flat.find(_norm(title), cursor)
+            assert where >= 0, f"{title!r} is missing from the PDF's {part} (or out of the order of _toc.yml)"
+            cursor = where + len(_norm(title))
+
+
+def test_no_unresolved_references(text):
+    assert "??" not in text, f"unresolved references: {re.findall(r'.{40}[?][?].{20}', text)[:5]}"
+    assert "[?]" not in text
+
+
+def test_theorems_and_definitions_are_numbered(text):
+    expected = {"Theorem": 0, "Definition": 0}
+    for doc in DOCS:
+        markdown = _markdown(_source(doc))
+        expected["Theorem"] += len(re.findall(r"\{prf:theorem\}", markdown))
+        expected["Definition"] += len(re.findall(r"\{prf:definition\}", markdown))
+    for kind, count in expected.items():
+        # the heading of each theorem starts a line: "Theorem 7 (Report noisy max)"
+        numbers = [tuple(int(part) for part in n.split("."))
+                   for n in re.findall(rf"^{kind} (\d+(?:\.\d+)*)\b", text, re.M)]
+        assert len(numbers) == count, \
+            f"{count} {kind.lower()}s in the sources, {len(numbers)} numbered headings in the PDF: {numbers}"
+        assert numbers == sorted(set(numbers)), f"{kind} numbers are not increasing through the book: {numbers}"
+
+
+def test_bibliography_lists_every_entry(text):
+    flat = _norm(text)
+    bib = (ROOT / "references.bib").read_text(encoding="utf-8")
+    titles = re.findall(r"^\s*title\s*=\s*[{\"](.+?)[}\"]\s*,?\s*$", bib, re.M | re.I)
+    assert titles, "no titles parsed from references.bib"
+    missing = []
+    for title in titles:
+        words = re.sub(r"[{}\\$]", "", title).split()[:6]
+        if _norm(" ".join(words)) not in flat:
+            missing.append(title)
+    assert not missing, f"bibliography entries missing from the PDF: {missing[:5]}"
+    assert _norm("Bibliography") in flat
+
+
+def test_every_figure_is_there():
+    pngs = sum("image/png" in out.get("data", {}) for doc in DOCS for c in _kept_code_cells(_source(doc))
+               for out in c.get("outputs", []))
+    listing = subprocess.run(["pdfimages", "-list", str(PDF)], check=True, capture_output=True, text=True,
+                             timeout=120).stdout.splitlines()[2:]
+    images = sum(1 for line in listing if line.split()[2:3] == ["image"])
+    assert images >= pngs, f"{pngs} figures in the notebooks (outside solutions), {images} images in the PDF"
+
+
+def test_sliders_are_static_figures_and_solutions_are_omitted(text):
+    sliders = sum(bool(SLIDER_CALL.search("".join(c["source"]))) for doc in DOCS for c in _cells(_source(doc))
+                  if c["cell_type"] == "code" and "solution" not in c.get("metadata", {}).get("tags", []))
+    assert _norm(text).count(_norm(SLIDER_NOTE)) == sliders, f"expected {sliders} slider notes"
+    for widget_text in ("interactive(children", "FloatSlider(", "IntSlider(", "model_id", "vnd.jupyter.widget"):
+        assert widget_text not in text, f"a widget's raw representation is in the PDF: {widget_text}"
+    assert "Solution to Exercise" not in text, "the PDF edition omits the solutions"
+
+
+def test_every_character_is_rendered(text):
+    flat = unicodedata.normalize("NFKC", text)
+    wanted = set()
+    for doc in DOCS:
+        path = _source(doc)
+        wanted |= set(_markdown(path))
+        for cell in _kept_code_cells(path):
+            for out in cell.get("outputs", []):
+                wanted |= set("".join(out.get("text", "")) + "".join(out.get("data", {}).get("text/plain", "")))
+    wanted = {unicodedata.normalize("NFKC", ch) for ch in wanted if ord(ch) > 127
+              and unicodedata.category(ch)[0] in "LSN"}  # letters, symbols, numbers
+    missing = sorted(ch for ch in wanted if ch not in flat)
+    assert not missing, f"characters of the book missing from the PDF text: {missing}"
+    if LOG.is_file():
+        log = LOG.read_text(encoding="utf-8", errors="replace")
+        lines = sorted(set(re.findall(r"Missing character: .*", log)))
+        assert not lines, f"the fonts lack characters: {lines[:10]}"
+
+
+def test_page_count_is_plausible():
+    info = subprocess.run(["pdfinfo", str(PDF)], check=True, capture_output=True, text=True, timeout=60).stdout
+    pages = int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1))
+    assert pages >= 10 * len(DOCS) // 2, f"only {pages} pages for {len(DOCS)} documents"
