@@ -12,7 +12,7 @@ Modules are split by topic, and every public name is re-exported here:
 - ``sensitivity``: local sensitivity, propose-test-release, smooth sensitivity
 - ``aggregate``: sample-and-aggregate over a per-record hash partition
 - ``learning``: logistic regression by noisy gradient descent: clipping, per-iteration noise, composition
-- ``sparse_vector``: the sparse vector technique: AboveThreshold, c positives, numeric SVT (broken published variants: ``sparse_vector_broken``, not re-exported)
+- ``svt``: the sparse vector technique: AboveThreshold, c positives, numeric SVT (the broken published variants: ``svt_broken``, not re-exported)
 - ``audit``: empirical auditing: a certified lower bound on ε from neighbouring inputs (Clopper–Pearson)
 - ``validation``: shared argument checks (``ValueError`` naming the parameter)
 - ``plotting``: the book's figures, in one colour-blind-safe style
@@ -32,11 +32,11 @@ from .noise import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
 from .sensitivity import *  # noqa: F401,F403
-from .sparse_vector import *  # noqa: F401,F403
+from .svt import *  # noqa: F401,F403
 from . import (aggregate, audit, composition, data, learning, local, mechanisms, noise, plotting,  # noqa: E402
-               random, selection, sensitivity, sparse_vector, validation)
+               random, selection, sensitivity, svt, validation)
 
 __all__ = [*aggregate.__all__, *audit.__all__, *composition.__all__, *data.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__,
-           *random.__all__, *selection.__all__, *sensitivity.__all__, *sparse_vector.__all__]
+           *random.__all__, *selection.__all__, *sensitivity.__all__, *svt.__all__]
 
 __version__ = "0.1.0"

@@ -4,7 +4,7 @@ Lyu, Su & Li (PVLDB 2017, "Understanding the Sparse Vector Technique for
 Differential Privacy", Table 1) list six SVT algorithms from the literature.
 Their Algorithms 1 and 2 are private; the four below are not, or not at the
 claimed level. Each function reproduces one of them with its published noise
-scales, on top of ``dp_lib.sparse_vector.svt_transcript``, so that the only
+scales, on top of ``dp_lib.svt.svt_transcript``, so that the only
 difference from the correct algorithm is visible in one line.
 
 DO NOT USE THESE TO PROTECT DATA. They exist so that the book's auditor
@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .audit import epsilon_lower_bound
-from .sparse_vector import above_threshold, numeric_sparse_vector, sparse_vector, svt_transcript
+from .svt import above_threshold, numeric_sparse_vector, sparse_vector, svt_transcript
 from .validation import check_epsilon, check_int, check_positive, check_probability
 
 __all__ = [
@@ -44,7 +44,7 @@ def roth2011_noisy_values(values, threshold, epsilon, c, *, rng, sensitivity=1.0
 
     Parameters
     ----------
-    values, threshold, epsilon, c, rng, sensitivity, size : as for ``dp_lib.sparse_vector``.
+    values, threshold, epsilon, c, rng, sensitivity, size : as for ``dp_lib.svt``.
 
     Returns
     -------
@@ -59,7 +59,7 @@ def roth2011_noisy_values(values, threshold, epsilon, c, *, rng, sensitivity=1.0
     --------
     >>> from dp_lib import make_rng
     >>> roth2011_noisy_values([0.0, 50.0], 20.0, 1.0, 1, rng=make_rng(0)).round(1)
-    array([ nan, 49.9])
+    array([nan, 45.])
     """
     eps, c, delta_q = check_epsilon(epsilon), check_int(c, "c", minimum=1), check_positive(sensitivity, "sensitivity")
     positive, noisy = svt_transcript(values, threshold, 2 * delta_q / eps, 2 * c * delta_q / eps, rng=rng, c=c,
@@ -183,7 +183,7 @@ def svt_counterexamples(epsilon=1.0):
     Examples
     --------
     >>> sorted(svt_counterexamples())[:2]
-    ['AboveThreshold (D&R)', 'Chen et al. 2015']
+    ['AboveThreshold (D&R)', 'Alg. 1, c = 2 (Lyu et al.)']
     """
     eps = check_epsilon(epsilon)
 

@@ -13,7 +13,7 @@ privacy cost depends on c, not on the number of queries.
 positive queries, with a separately charged budget) fix the scales that make
 them private. ``svt_pattern_probability`` computes the exact probability of
 a transcript by one-dimensional quadrature over ρ, for tests and figures.
-Published variants that are *not* private live in ``dp_lib.sparse_vector_broken``.
+Published variants that are *not* private live in ``dp_lib.svt_broken``.
 
 Drawing order (so a chapter can reproduce a run by hand): ρ first (one per
 run), then one ν per query and run, for all queries, even those after the
@@ -152,7 +152,7 @@ def svt_transcript(values, threshold, threshold_scale, query_scale, *, rng, c=No
 
     Privacy: depends on the scales; with those of ``svt_noise_scales`` the ⊤ marks are
     ε-DP (Lyu, Su & Li 2017, Algorithm 1). The noisy answers are NOT private: releasing
-    them is the classic bug (see ``dp_lib.sparse_vector_broken``).
+    them is the classic bug (see ``dp_lib.svt_broken``).
 
     Defined in: chapters/05_sparse_vector.ipynb
 
