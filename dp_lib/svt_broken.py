@@ -173,7 +173,7 @@ def svt_counterexamples(epsilon=1.0):
       the event is that exact transcript (Lee & Clifton with c = 2 and m = 4; Chen et al. with
       m = c = 4; the correct algorithms on the same pairs).
     - Stoddard et al.: x = (0, 1), x' = (1, 0), event ⊥⊤, impossible on x'.
-    - Roth: x = (0, 0, 0, 0), x' = (1, 1, 1, 1), event "three ⊥, then a released value <= 0"
+    - Roth: x = (0, 0, 0, 0, 0), x' = (1, 1, 1, 1, 1), event "four ⊥, then a released value <= 1"
       (the numeric variant, which releases fresh noise, is audited on the same event).
 
     Privacy: none (hypothetical inputs for the auditor).
@@ -193,13 +193,13 @@ def svt_counterexamples(epsilon=1.0):
     def is_pattern(pattern):
         return lambda y: (np.asarray(y) == pattern).all(axis=1)
 
-    def three_bottoms_then_low_value(y):
-        return np.isnan(y[:, :3]).all(axis=1) & (y[:, 3] <= 0.0)
+    def four_bottoms_then_low_value(y):
+        return np.isnan(y[:, :4]).all(axis=1) & (y[:, 4] <= 1.0)
 
     at_x, at_xp, _ = pair(4, 1)
     lc_x, lc_xp, lc_pat = pair(4, 2)
     ch_x, ch_xp, ch_pat = pair(4, 4)
-    roth_x, roth_xp = np.zeros(4), np.ones(4)
+    roth_x, roth_xp = np.zeros(5), np.ones(5)
     return {
         "AboveThreshold (D&R)": (lambda v, size, rng: above_threshold(v, 0.0, eps, rng=rng, size=size),
                                  at_x, at_xp, lambda y: y == 4, eps),
@@ -207,9 +207,9 @@ def svt_counterexamples(epsilon=1.0):
                                        lc_x, lc_xp, is_pattern(lc_pat), eps),
         "numeric SVT, ε/2 + ε/2": (lambda v, size, rng: numeric_sparse_vector(v, 0.0, eps / 2, eps / 2, 1, rng=rng,
                                                                                size=size),
-                                   roth_x, roth_xp, three_bottoms_then_low_value, eps),
+                                   roth_x, roth_xp, four_bottoms_then_low_value, eps),
         "Roth 2011": (lambda v, size, rng: roth2011_noisy_values(v, 0.0, eps, 1, rng=rng, size=size),
-                      roth_x, roth_xp, three_bottoms_then_low_value, eps),
+                      roth_x, roth_xp, four_bottoms_then_low_value, eps),
         "Lee & Clifton 2014": (lambda v, size, rng: lee_clifton2014(v, 0.0, eps, 2, rng=rng, size=size),
                                lc_x, lc_xp, is_pattern(lc_pat), eps),
         "Stoddard et al. 2014": (lambda v, size, rng: stoddard2014_no_query_noise(v, 0.0, eps, rng=rng, size=size),

@@ -36,7 +36,7 @@ def country_counts():
 
 
 @book_style
-def plot_svt_countries(epsilon=1.0, threshold=50, c=3, n_runs=4000, seed=2024):
+def plot_svt_countries(epsilon=0.5, threshold=50, c=3, n_runs=4000, seed=2024):
     """The slider figure of the sparse-vector chapter: which countries does SVT report above T?
 
     Top: the true count of each country (alphabetical, the order of the
@@ -68,7 +68,7 @@ def plot_svt_countries(epsilon=1.0, threshold=50, c=3, n_runs=4000, seed=2024):
     top.legend(loc="upper right", fontsize=8)
     bottom.bar(x, share, color=colors)
     bottom.set(ylim=(0, 1), ylabel="share of runs\nreporting it")
-    bottom.set_xticks(x, names, rotation=90, fontsize=7)
+    bottom.set_xticks(x, [n if len(n) <= 18 else n[:16] + "…" for n in names], rotation=90, fontsize=7)
     true_hits = (runs & above).sum(axis=1).mean()
     fig.suptitle(f"SVT at ε = {eps:g}, c = {c}: on average {runs.sum(axis=1).mean():.2f} countries reported, "
                  f"{true_hits:.2f} of them truly above T", fontsize=10)
