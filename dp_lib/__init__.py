@@ -15,6 +15,7 @@ Modules are split by topic, and every public name is re-exported here:
 - ``aggregate``: sample-and-aggregate over a per-record hash partition
 - ``learning``: logistic regression by noisy gradient descent: clipping, per-iteration noise, composition
 - ``dp_sgd``: minibatch DP-SGD: Poisson sampling, per-example clipping, Gaussian noise, RDP accounting
+- ``svt``: the sparse vector technique: AboveThreshold, c positives, numeric SVT (the broken published variants: ``svt_broken``, not re-exported)
 - ``audit``: empirical auditing: a certified lower bound on ε from neighbouring inputs (Clopper–Pearson)
 - ``validation``: shared argument checks (``ValueError`` naming the parameter)
 - ``plotting``: the book's figures, in one colour-blind-safe style
@@ -37,6 +38,8 @@ from .quantiles import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
 from .sensitivity import *  # noqa: F401,F403
+
+from . import (accounting, aggregate, audit, composition, data, dp_sgd, learning, local, mechanisms, noise, plotting, quantiles, random, selection, sensitivity, svt, validation)  # noqa: E402
 
 from . import (accounting, aggregate, audit, composition, data, dp_sgd, learning, local, mechanisms, noise, plotting, quantiles, random, selection, sensitivity, validation)  # noqa: E402
 

@@ -1,0 +1,380 @@
+"""The sparse vector technique: pay only for the queries whose answer is above a threshold.
+
+A stream of queries q_1, q_2, ... (each of sensitivity Δ) is compared with a
+threshold T. The threshold gets Laplace noise ρ **once**; every query gets
+fresh Laplace noise ν_i; the algorithm reports ⊤ when q_i + ν_i >= T + ρ and
+⊥ otherwise, and halts after c reports of ⊤. The ⊥ answers are free: the
+privacy cost depends on c, not on the number of queries.
+
+``svt_transcript`` is that loop with the noise scales as arguments;
+``above_threshold`` (Dwork & Roth's AboveThreshold, c = 1),
+``sparse_vector`` (Lyu, Su & Li 2017, Algorithm 1) and
+``numeric_sparse_vector`` (which also releases fresh noisy values of the
+positive queries, with a separately charged budget) fix the scales that make
+them private. ``svt_pattern_probability`` computes the exact probability of
+a transcript by one-dimensional quadrature over ρ, for tests and figures.
+Published variants that are *not* private live in ``dp_lib.svt_broken``.
+
+Drawing order (so a chapter can reproduce a run by hand): ρ first (one per
+run), then one ν per query and run, for all queries, even those after the
+halt (they are never looked at, so the law of the output is unchanged).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .noise import laplace_cdf, sample_laplace
+from .random import check_rng
+from .validation import check_epsilon, check_finite_array, check_int, check_nonnegative, check_positive
+
+__all__ = [
+    "svt_budget_split",
+    "svt_noise_scales",
+    "svt_transcript",
+    "above_threshold",
+    "sparse_vector",
+    "numeric_sparse_vector",
+    "svt_pattern_probability",
+    "above_threshold_probabilities",
+]
+
+
+def _check_bool(value, name):
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def _check_values(values):
+    return check_finite_array(values, "values", ndim=1, allow_empty=False)
+
+
+def _check_threshold(threshold):
+    return float(check_finite_array(threshold, "threshold", ndim=0))
+
+
+def svt_budget_split(epsilon, c=1, monotone=False, split=None):
+    """Split ε into ε₁ (threshold noise) and ε₂ (query noise) for ``sparse_vector``.
+
+    The default is Lyu, Su & Li's ratio ε₁ : ε₂ = 1 : (2c)^(2/3), or
+    1 : c^(2/3) for monotone queries: it minimises the variance of ν - ρ,
+    2(Δ/ε₁)² + 2(2cΔ/ε₂)², under ε₁ + ε₂ = ε.
+
+    Parameters
+    ----------
+    epsilon : float > 0, the total budget of the threshold tests.
+    c : int >= 1, the number of positive answers before halting.
+    monotone : bool, True when all queries move in the same direction between neighbours.
+    split : None or float in (0, 1), the share ε₁/ε given to the threshold (None: the default ratio).
+
+    Returns
+    -------
+    (epsilon1, epsilon2) : floats > 0 summing to ``epsilon``.
+
+    Privacy: none: a helper that touches no private data.
+
+    Defined in: chapters/05_sparse_vector.ipynb
+
+    Examples
+    --------
+    >>> [round(e, 4) for e in svt_budget_split(1.0, c=1)]
+    [0.3865, 0.6135]
+    >>> svt_budget_split(1.0, c=3, split=0.5)
+    (0.5, 0.5)
+    """
+    eps = check_epsilon(epsilon)
+    c = check_int(c, "c", minimum=1)
+    if split is None:
+        share = 1.0 / (1.0 + (float(c) if _check_bool(monotone, "monotone") else 2.0 * c) ** (2 / 3))
+    else:
+        share = check_positive(split, "split")
+        if share >= 1:
+            raise ValueError(f"split must be the share ε₁/ε in (0, 1), got {split!r}")
+    return eps * share, eps * (1.0 - share)
+
+
+def svt_noise_scales(epsilon, c=1, *, sensitivity=1.0, monotone=False, split=None):
+    """Laplace scales (threshold, query) of Lyu–Su–Li Algorithm 1: Δ/ε₁ and 2cΔ/ε₂ (cΔ/ε₂ monotone).
+
+    Parameters
+    ----------
+    epsilon, c, monotone, split : as for ``svt_budget_split``.
+    sensitivity : float > 0, Δ, a bound on |q_i(x) - q_i(x')| for every query and neighbours.
+
+    Returns
+    -------
+    (threshold_scale, query_scale) : floats > 0.
+
+    Privacy: none: a helper that touches no private data.
+
+    Defined in: chapters/05_sparse_vector.ipynb
+
+    Examples
+    --------
+    >>> svt_noise_scales(1.0, c=1, split=0.5)  # AboveThreshold: Lap(2Δ/ε), Lap(4Δ/ε)
+    (2.0, 4.0)
+    >>> svt_noise_scales(1.0, c=1, split=0.5, monotone=True)
+    (2.0, 2.0)
+    """
+    delta_q = check_positive(sensitivity, "sensitivity")
+    eps1, eps2 = svt_budget_split(epsilon, c, monotone, split)
+    factor = c if monotone else 2 * c
+    scales = (delta_q / eps1, factor * delta_q / eps2)
+    if not all(math.isfinite(s) and s > 0 for s in scales):
+        raise ValueError(f"sensitivity / epsilon is out of range (sensitivity={sensitivity!r}, epsilon={epsilon!r})")
+    return scales
+
+
+def svt_transcript(values, threshold, threshold_scale, query_scale, *, rng, c=None, size=None):
+    """Run the SVT loop with given noise scales; return the ⊤ marks and the noisy answers.
+
+    ρ ~ Lap(threshold_scale) once per run; ν_i ~ Lap(query_scale) per query
+    (no noise when ``query_scale`` is 0); query i is positive when
+    values[i] + ν_i >= threshold + ρ; after ``c`` positives the run halts (no
+    halting when ``c`` is None) and later queries are reported negative.
+
+    Parameters
+    ----------
+    values : 1-d array of finite floats, the true answers q_i(x).
+    threshold : float, the public threshold T.
+    threshold_scale : float > 0; query_scale : float >= 0.
+    rng : numpy.random.Generator (keyword-only, required).
+    c : None or int >= 1, the number of positives after which the run halts.
+    size : None or int >= 1, the number of independent runs.
+
+    Returns
+    -------
+    (positive, noisy_answer) : a boolean array and a float array of q_i + ν_i, each of
+    shape (len(values),), or (size, len(values)) with ``size``.
+
+    Privacy: depends on the scales; with those of ``svt_noise_scales`` the ⊤ marks are
+    ε-DP (Lyu, Su & Li 2017, Algorithm 1). The noisy answers are NOT private: releasing
+    them is the classic bug (see ``dp_lib.svt_broken``).
+
+    Defined in: chapters/05_sparse_vector.ipynb
+
+    Examples
+    --------
+    >>> from dp_lib import make_rng
+    >>> positive, _ = svt_transcript([0.0, 9.0, 9.0], 5.0, 1.0, 1.0, rng=make_rng(1), c=1)
+    >>> positive.tolist()
+    [False, True, False]
+    """
+    q = _check_values(values)
+    t = _check_threshold(threshold)
+    b_rho = check_positive(threshold_scale, "threshold_scale")
+    b_nu = check_nonnegative(query_scale, "query_scale")
+    cap = None if c is None else check_int(c, "c", minimum=1)
+    rng = check_rng(rng)
+    runs = 1 if size is None else check_int(size, "size", minimum=1)
+    rho = sample_laplace(b_rho, size=(runs, 1), rng=rng)
+    nu = sample_laplace(b_nu, size=(runs, q.size), rng=rng) if b_nu > 0 else np.zeros((runs, q.size))
+    noisy = q + nu
+    positive = noisy >= t + rho
+    if cap is not None:
+        before = np.cumsum(positive, axis=1) - positive  # positives strictly before query i
+        positive &= before < cap
+    return (positive[0], noisy[0]) if size is None else (positive, noisy)
+
+
+def above_threshold(values, threshold, epsilon, *, rng, sensitivity=1.0, monotone=False, size=None):
+    """AboveThreshold: the index of the first query whose noisy answer beats the noisy threshold.
+
+    ρ ~ Lap(2Δ/ε) once, ν_i ~ Lap(4Δ/ε) per query (Lap(2Δ/ε) for monotone
+    queries); returns the first i with values[i] + ν_i >= threshold + ρ.
+
+    Parameters
+    ----------
+    values : 1-d array of finite floats, the true answers (all of sensitivity Δ).
+    threshold : float, the public threshold T.
+    epsilon : float > 0.
+    rng : numpy.random.Generator (keyword-only, required).
+    sensitivity : float > 0, Δ.
+    monotone : bool, True only if for every pair of neighbours all queries move in the same direction.
+    size : None or int >= 1, the number of independent runs.
+
+    Returns
+    -------
+    int index, or None when no query is above; with ``size``, an int array with -1 for "none".
+
+    Privacy: ε-DP for neighbours under which every query changes by at most Δ, however many
+    queries there are (Dwork & Roth 2014, Algorithm 1 and Theorem 3.23; monotone case:
+    Lyu, Su & Li 2017, §4).
+
+    Defined in: chapters/05_sparse_vector.ipynb
+
+    Examples
+    --------
+    >>> from dp_lib import make_rng
+    >>> above_threshold([1.0, 2.0, 50.0, 60.0], 30.0, 1.0, rng=make_rng(3))
+    2
+    """
+    b_rho, b_nu = svt_noise_scales(epsilon, 1, sensitivity=sensitivity, monotone=monotone, split=0.5)
+    positive, _ = svt_transcript(values, threshold, b_rho, b_nu, rng=rng, c=1, size=size)
+    if size is None:
+        return int(np.argmax(positive)) if positive.any() else None
+    return np.where(positive.any(axis=1), np.argmax(positive, axis=1), -1)
+
+
+def sparse_vector(values, threshold, epsilon, c, *, rng, sensitivity=1.0, monotone=False, split=None, size=None):
+    """Lyu–Su–Li Algorithm 1: report up to c queries above a noisy threshold, then halt.
+
+    ε = ε₁ + ε₂ (``svt_budget_split``); ρ ~ Lap(Δ/ε₁) drawn once and never
+    re-drawn; ν_i ~ Lap(2cΔ/ε₂) (cΔ/ε₂ for monotone queries).
+
+    Parameters
+    ----------
+    values, threshold, epsilon, rng, sensitivity, monotone, size : as for ``above_threshold``.
+    c : int >= 1, the number of positive answers before halting.
+    split : None or float in (0, 1), the share ε₁/ε (None: Lyu–Su–Li's ratio 1 : (2c)^(2/3)).
+
+    Returns
+    -------
+    list of the positive indices (at most c, increasing); with ``size``, a boolean array
+    (size, len(values)) marking the positives of each run (the halt is where the c-th one is).
+
+    Privacy: ε-DP for neighbours under which every query changes by at most Δ
+    (Lyu, Su & Li 2017, Algorithm 1 and its privacy theorem in §3).
+
+    Defined in: chapters/05_sparse_vector.ipynb
+
+    Examples
+    --------
+    >>> from dp_lib import make_rng
+    >>> sparse_vector([0.0, 80.0, 5.0, 90.0, 70.0], 40.0, 1.0, c=2, rng=make_rng(0))
+    [1, 3]
+    """
+    b_rho, b_nu = svt_noise_scales(epsilon, c, sensitivity=sensitivity, monotone=monotone, split=split)
+    positive, _ = svt_transcript(values, threshold, b_rho, b_nu, rng=rng, c=c, size=size)
+    return np.flatnonzero(positive).tolist() if size is None else positive
+
+
+def numeric_sparse_vector(values, threshold, epsilon, epsilon_values, c, *, rng, sensitivity=1.0,
+                          monotone=False, split=None, size=None):
+    """``sparse_vector`` that also releases q_i + fresh Lap(cΔ/ε₃) noise for each positive query.
+
+    The positives are chosen exactly as by ``sparse_vector`` with budget
+    ``epsilon``; then each positive query gets a NEW Laplace draw with scale
+    cΔ/``epsilon_values`` (the noise used in the threshold test is never released).
+    That is the Laplace mechanism on at most c queries, so it costs ε₃ = ``epsilon_values`` more.
+
+    Parameters
+    ----------
+    values, threshold, epsilon, c, rng, sensitivity, monotone, split, size : as for ``sparse_vector``.
+    epsilon_values : float > 0, ε₃, the budget of the released values.
+
+    Returns
+    -------
+    dict {index: noisy value} for the positive queries; with ``size``, a float array
+    (size, len(values)) holding the released values and NaN elsewhere.
+
+    Privacy: (ε + ε₃)-DP by sequential composition (Lyu, Su & Li 2017, Algorithm 7 with
+    ε₃ > 0; Dwork & Roth 2014, NumericSparse, Theorem 3.27).
+
+    Defined in: chapters/05_sparse_vector.ipynb
+
+    Examples
+    --------
+    >>> from dp_lib import make_rng
+    >>> out = numeric_sparse_vector([0.0, 80.0, 5.0, 90.0], 40.0, 1.0, 1.0, c=2, rng=make_rng(0))
+    >>> sorted(out), [round(v) for v in out.values()]
+    ([1, 3], [80, 90])
+    """
+    eps3 = check_epsilon(epsilon_values, "epsilon_values")
+    positive = sparse_vector(values, threshold, epsilon, c, rng=rng, sensitivity=sensitivity,
+                             monotone=monotone, split=split, size=1 if size is None else size)
+    q = _check_values(values)
+    fresh = sample_laplace(c * check_positive(sensitivity, "sensitivity") / eps3, size=positive.shape, rng=rng)
+    released = np.where(positive, q + fresh, np.nan)
+    if size is None:
+        return {int(i): float(released[0, i]) for i in np.flatnonzero(positive[0])}
+    return released
+
+
+def _survival(z, b):
+    """P[ν >= z] for ν ~ Lap(b), or the indicator z <= 0 when b = 0 (no noise)."""
+    return laplace_cdf(-z, 0.0, b) if b > 0 else (z <= 0).astype(float)
+
+
+def svt_pattern_probability(values, threshold, positives, threshold_scale, query_scale, c=None):
+    """Exact probability that ``svt_transcript`` marks exactly ``positives``, by quadrature over ρ.
+
+    Given ρ = r the queries are independent, so
+    P = ∫ f_ρ(r) ∏_{i answered} [P(ν_i >= T + r - q_i) if i is positive, else P(ν_i < T + r - q_i)] dr,
+    where the answered queries are all of them, or those up to the c-th positive.
+    Integrated with ``scipy.integrate.quad`` between the kinks r = q_i - T and 0.
+
+    Parameters
+    ----------
+    values, threshold, threshold_scale, query_scale, c : as for ``svt_transcript``.
+    positives : boolean array like ``values``, the transcript's ⊤ marks.
+
+    Returns
+    -------
+    float in [0, 1].
+
+    Privacy: none (exact arithmetic on a hypothetical input, for tests and figures).
+
+    Defined in: chapters/05_sparse_vector.ipynb
+
+    Examples
+    --------
+    >>> p = [svt_pattern_probability([1.0], 0.0, [hit], 2.0, 4.0) for hit in (True, False)]
+    >>> round(p[0], 6), round(sum(p), 9)
+    (0.581888, 1.0)
+    """
+    from scipy.integrate import quad
+
+    q = _check_values(values)
+    t = _check_threshold(threshold)
+    b_rho = check_positive(threshold_scale, "threshold_scale")
+    b_nu = check_nonnegative(query_scale, "query_scale")
+    hit = np.asarray(positives)
+    if hit.dtype != bool or hit.shape != q.shape:
+        raise ValueError(f"positives must be a boolean array of shape {q.shape}, like values")
+    if c is not None:
+        c = check_int(c, "c", minimum=1)
+        if hit.sum() > c:
+            raise ValueError(f"positives marks {int(hit.sum())} queries, more than c = {c}")
+        if hit.sum() == c:  # the run halted at the c-th positive: later queries were never answered
+            last = np.flatnonzero(hit)[-1]
+            q, hit = q[:last + 1], hit[:last + 1]
+
+    def integrand(r):
+        up = _survival(t + r - q, b_nu)
+        return float(np.prod(np.where(hit, up, 1.0 - up))) * math.exp(-abs(r) / b_rho) / (2 * b_rho)
+
+    kinks = np.unique(np.concatenate([q - t, [0.0]]))
+    total = quad(integrand, -np.inf, kinks[0], limit=200)[0] + quad(integrand, kinks[-1], np.inf, limit=200)[0]
+    for lo, hi in zip(kinks[:-1], kinks[1:]):
+        total += quad(integrand, lo, hi, limit=200)[0]
+    return float(min(max(total, 0.0), 1.0))
+
+
+def above_threshold_probabilities(values, threshold, epsilon, sensitivity=1.0, monotone=False):
+    """Exact output distribution of ``above_threshold``: P[index = i] for each i, then P[none].
+
+    Parameters
+    ----------
+    values, threshold, epsilon, sensitivity, monotone : as for ``above_threshold``.
+
+    Returns
+    -------
+    numpy array of length len(values) + 1 summing to 1 (the last entry is P[None]).
+
+    Privacy: none (exact arithmetic, for tests and figures).
+
+    Defined in: chapters/05_sparse_vector.ipynb
+
+    Examples
+    --------
+    >>> above_threshold_probabilities([1.0], 0.0, 1.0).round(4)  # P[ν - ρ >= -1], ρ ~ Lap(2), ν ~ Lap(4)
+    array([0.5819, 0.4181])
+    """
+    q = _check_values(values)
+    b_rho, b_nu = svt_noise_scales(epsilon, 1, sensitivity=sensitivity, monotone=monotone, split=0.5)
+    eye = np.eye(q.size + 1, q.size, dtype=bool)  # row i: only query i positive; last row: none
+    return np.array([svt_pattern_probability(q, threshold, row, b_rho, b_nu, c=1) for row in eye])

@@ -1,0 +1,236 @@
+"""Tests for dp_lib.svt (the sparse vector technique) and dp_lib.svt_broken (the published bugs).
+
+Statistical tests use fixed seeds and reject at alpha = 0.001; each noise-law
+test has a "power" twin showing that the same test rejects a wrong scale.
+Audits certify at confidence 0.95 (alpha = 0.05) with fixed seeds.
+"""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dp_lib import (above_threshold, above_threshold_probabilities, audit_table, laplace_cdf, make_rng,
+                    numeric_sparse_vector, sample_laplace, sparse_vector, svt_budget_split, svt_noise_scales,
+                    svt_pattern_probability, svt_transcript)
+from dp_lib.svt_broken import (audit_svt_variants, broken_variants_table, chen2015_no_cutoff, lee_clifton2014,
+                               roth2011_noisy_values, stoddard2014_no_query_noise, svt_counterexamples)
+
+ALPHA = 1e-3
+
+
+def laplace_sum_tail(t, a, b):
+    """P[X + Y > t] for t >= 0, X ~ Lap(a), Y ~ Lap(b) independent (closed form)."""
+    if a == b:
+        return 0.5 * math.exp(-t / a) * (1 + t / (2 * a))
+    return (a * a * math.exp(-t / a) - b * b * math.exp(-t / b)) / (2 * (a * a - b * b))
+
+
+# --- budget split and scales ---------------------------------------------------------------
+
+def test_default_split_is_lyu_su_li_ratio():
+    for c in (1, 2, 5):
+        e1, e2 = svt_budget_split(2.0, c)
+        assert e1 + e2 == pytest.approx(2.0)
+        assert e2 / e1 == pytest.approx((2 * c) ** (2 / 3))
+        m1, m2 = svt_budget_split(2.0, c, monotone=True)
+        assert m2 / m1 == pytest.approx(c ** (2 / 3))
+
+
+def test_default_split_minimises_the_variance_of_the_comparison_noise():
+    def variance(share, c=3):
+        b_rho, b_nu = svt_noise_scales(1.0, c, split=share)
+        return 2 * b_rho ** 2 + 2 * b_nu ** 2
+    grid = np.linspace(0.01, 0.99, 9801)
+    best = grid[np.argmin([variance(s) for s in grid])]
+    assert best == pytest.approx(svt_budget_split(1.0, 3)[0], abs=2e-4)
+
+
+def test_scales_of_above_threshold_and_algorithm_1():
+    assert svt_noise_scales(1.0, 1, split=0.5) == (2.0, 4.0)
+    assert svt_noise_scales(1.0, 1, split=0.5, monotone=True) == (2.0, 2.0)
+    e1, e2 = svt_budget_split(1.0, 4)
+    assert svt_noise_scales(1.0, 4, sensitivity=3.0) == pytest.approx((3.0 / e1, 2 * 4 * 3.0 / e2))
+
+
+# --- noise laws ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("scale, rejected", [(None, False), (1.25, True)])
+def test_query_noise_is_laplace_with_the_algorithm_1_scale(scale, rejected):
+    b_rho, b_nu = svt_noise_scales(1.0, 3)
+    _, noisy = svt_transcript(np.full(4, 7.0), 0.0, b_rho, b_nu, rng=make_rng(11), size=20_000)
+    law = stats.laplace(loc=7.0, scale=b_nu * (scale or 1.0))
+    assert (stats.kstest(noisy.ravel(), law.cdf).pvalue < ALPHA) == rejected
+
+
+@pytest.mark.parametrize("scale, rejected", [(None, False), (1.2, True)])
+def test_threshold_noise_is_laplace_once_per_run(scale, rejected):
+    # no query noise and a fine grid of query values: the first positive pins T + ρ to one grid step
+    grid = np.arange(-30.0, 30.0, 0.01)
+    positive, _ = svt_transcript(grid, 0.0, 2.0, 0.0, rng=make_rng(12), size=4000, c=1)
+    first = positive.argmax(axis=1)
+    assert positive.any(axis=1).mean() > 0.99
+    rho = grid[first] - 0.005  # ρ lies in [grid[k-1], grid[k])
+    law = stats.laplace(scale=2.0 * (scale or 1.0))
+    assert (stats.kstest(rho[positive.any(axis=1)], law.cdf).pvalue < ALPHA) == rejected
+
+
+def test_drawing_order_is_rho_then_every_nu():
+    v = np.array([1.0, 30.0, 2.0, 40.0])
+    gen = make_rng(5)
+    rho = sample_laplace(2.0, size=(1, 1), rng=gen)
+    nu = sample_laplace(4.0, size=(1, 4), rng=gen)
+    hits = np.flatnonzero(v + nu[0] >= 20.0 + rho[0, 0])
+    expected = int(hits[0]) if hits.size else None
+    assert above_threshold(v, 20.0, 1.0, rng=make_rng(5)) == expected
+
+
+# --- exact distributions -------------------------------------------------------------------
+
+def test_reference_number_from_dp_reference():
+    # v = T + 1, ε = 1: P[index 0] = P[ν - ρ >= -1], ρ ~ Lap(2), ν ~ Lap(4) (monotone: ν ~ Lap(2))
+    p = above_threshold_probabilities([1.0], 0.0, 1.0)
+    assert p[0] == pytest.approx(1 - laplace_sum_tail(1.0, 2.0, 4.0), abs=1e-9)
+    assert p[0] == pytest.approx(0.581888, abs=1e-6)
+    p_mono = above_threshold_probabilities([1.0], 0.0, 1.0, monotone=True)
+    assert p_mono[0] == pytest.approx(1 - laplace_sum_tail(1.0, 2.0, 2.0), abs=1e-9)
+    assert p_mono[0] == pytest.approx(0.620918, abs=1e-6)
+
+
+def test_above_threshold_index_distribution_matches_quadrature():
+    values, t = np.array([-1.0, 0.5, 2.0, -3.0]), 0.0
+    p = above_threshold_probabilities(values, t, 1.0)
+    assert p.sum() == pytest.approx(1.0, abs=1e-9)
+    draws = above_threshold(values, t, 1.0, rng=make_rng(21), size=100_000)
+    counts = np.bincount(np.where(draws < 0, values.size, draws), minlength=values.size + 1)
+    assert stats.chisquare(counts, p * counts.sum()).pvalue > ALPHA
+
+
+def test_above_threshold_index_distribution_rejects_the_wrong_scale():
+    values, t = np.array([-1.0, 0.5, 2.0, -3.0]), 0.0
+    p_wrong = above_threshold_probabilities(values, t, 1.0, monotone=True)  # ν ~ Lap(2), not Lap(4)
+    draws = above_threshold(values, t, 1.0, rng=make_rng(21), size=100_000)
+    counts = np.bincount(np.where(draws < 0, values.size, draws), minlength=values.size + 1)
+    assert stats.chisquare(counts, p_wrong * counts.sum()).pvalue < ALPHA
+
+
+def _transcripts(m, c):
+    """Every ⊤ mask that Algorithm 1 can output on m queries with cutoff c (at most c marks)."""
+    return [np.array(bits, bool) for bits in itertools.product([False, True], repeat=m) if sum(bits) <= c]
+
+
+def test_sparse_vector_transcripts_match_quadrature():
+    values, t, c = np.array([1.0, -0.5, 2.0, 0.0]), 0.5, 2
+    b_rho, b_nu = svt_noise_scales(1.0, c)
+    masks = _transcripts(values.size, c)
+    p = np.array([svt_pattern_probability(values, t, mask, b_rho, b_nu, c) for mask in masks])
+    assert p.sum() == pytest.approx(1.0, abs=1e-8)
+    runs = sparse_vector(values, t, 1.0, c, rng=make_rng(31), size=100_000)
+    codes = {tuple(mask): k for k, mask in enumerate(masks)}
+    counts = np.bincount([codes[tuple(row)] for row in runs], minlength=len(masks))
+    assert stats.chisquare(counts, p * counts.sum()).pvalue > ALPHA
+
+
+def test_pattern_probability_with_no_query_noise_is_a_threshold_probability():
+    # Stoddard et al.: ⊥⊤ on (0, 1) means 0 < T + ρ <= 1; on (1, 0) it is impossible
+    p = svt_pattern_probability([0.0, 1.0], 0.0, np.array([False, True]), 2.0, 0.0)
+    assert p == pytest.approx(laplace_cdf(1.0, 0.0, 2.0) - 0.5, abs=1e-9)
+    assert svt_pattern_probability([1.0, 0.0], 0.0, np.array([False, True]), 2.0, 0.0) == 0.0
+
+
+# --- behaviour -------------------------------------------------------------------------------
+
+def test_halts_after_c_positives_and_returns_sorted_indices(rng):
+    values = np.full(20, 1000.0)
+    assert sparse_vector(values, 0.0, 1.0, 3, rng=rng) == [0, 1, 2]
+    assert sparse_vector(values, 0.0, 1.0, 3, rng=rng, size=50).sum(axis=1).max() == 3
+    assert above_threshold(-values, 0.0, 1.0, rng=rng) is None
+    assert (above_threshold(-values, 0.0, 1.0, rng=rng, size=10) == -1).all()
+
+
+def test_numeric_variant_releases_fresh_unbiased_noise():
+    values, c, eps3 = np.r_[np.full(3, 10.0), np.full(3, -50.0)], 3, 0.5
+    out = numeric_sparse_vector(values, 9.0, 1.0, eps3, c, rng=make_rng(41), size=30_000)
+    released = out[~np.isnan(out)] - 10.0  # only the queries at 10 can be positive in practice
+    law = stats.laplace(scale=c / eps3)
+    assert stats.kstest(released, law.cdf).pvalue > ALPHA  # the noise that passed the test would be biased up
+    _, noisy = svt_transcript(values, 9.0, *svt_noise_scales(1.0, c), rng=make_rng(41), c=c, size=30_000)
+    assert noisy[:, :3].mean() == pytest.approx(10.0, abs=0.2)
+    assert set(numeric_sparse_vector([50.0, -50.0], 0.0, 2.0, 2.0, 1, rng=make_rng(3))) == {0}
+
+
+def test_broken_variants_do_what_the_paper_says(rng):
+    runs = stoddard2014_no_query_noise([0.0, 1.0], 0.0, 1.0, rng=rng, size=5000)
+    assert not (runs[:, 0] & ~runs[:, 1]).any()  # q = (0, 1): ⊤⊥ is impossible without query noise
+    out = roth2011_noisy_values([-100.0, 100.0, 100.0], 0.0, 1.0, 1, rng=rng, size=1000)
+    assert np.isnan(out[:, 0]).all() and np.isnan(out[:, 2]).all() and (out[:, 1] > 50).all()
+    assert lee_clifton2014(np.full(10, 100.0), 0.0, 1.0, 2, rng=rng, size=100).sum(axis=1).max() == 2
+    assert chen2015_no_cutoff(np.full(10, 100.0), 0.0, 1.0, rng=rng, size=100).sum(axis=1).min() > 2
+    table = broken_variants_table()
+    assert table.loc["Lee & Clifton 2014", "true privacy"] == "(1 + 6c)/4 · ε"
+    assert list(table["true privacy"]).count("∞") == 3
+
+
+# --- audits ----------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def audits():
+    return audit_svt_variants(200_000, 0.95, rng=make_rng(2024))
+
+
+CORRECT = ["AboveThreshold (D&R)", "Alg. 1, c = 2 (Lyu et al.)", "numeric SVT, ε/2 + ε/2"]
+BROKEN = {"Roth 2011": 1.3, "Lee & Clifton 2014": 2.3, "Stoddard et al. 2014": 8.0, "Chen et al. 2015": 2.3}
+
+
+@pytest.mark.parametrize("name", CORRECT)
+def test_correct_algorithms_pass_the_audit(audits, name):
+    result = audits[name]
+    assert not result.flagged and result.epsilon_lb <= 1.0
+    assert result.count > 1000  # the event was likely enough for the audit to have power
+
+
+@pytest.mark.parametrize("name, at_least", BROKEN.items())
+def test_broken_variants_are_flagged_above_their_claim(audits, name, at_least):
+    result = audits[name]
+    assert result.flagged and result.epsilon_lb > at_least > result.claimed_epsilon
+
+
+def test_certified_bounds_stay_below_the_exact_loss_of_the_event(audits):
+    lc = audits["Lee & Clifton 2014"]
+    assert lc.epsilon_lb <= (1 + 6 * 2) / 4  # the paper's true ε for c = 2
+    mech, x, xp, _, _ = svt_counterexamples()["Chen et al. 2015"]
+    pattern = np.r_[np.zeros(4, bool), np.ones(4, bool)]
+    exact = math.log(svt_pattern_probability(x, 0.0, pattern, 2.0, 2.0)
+                     / svt_pattern_probability(xp, 0.0, pattern, 2.0, 2.0))
+    assert audits["Chen et al. 2015"].epsilon_lb <= exact
+    assert audit_table(audits).loc["Stoddard et al. 2014", "verdict"] == "refuted"
+
+
+# --- validation --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"epsilon": 0.0}, "epsilon"), ({"c": 0}, "c must"), ({"split": 1.0}, "split"),
+    ({"values": [1.0, np.nan]}, "values"), ({"threshold": np.inf}, "threshold"), ({"sensitivity": -1.0}, "sensitivity"),
+    ({"monotone": "yes"}, "monotone"), ({"size": 0}, "size"),
+])
+def test_bad_parameters_are_refused(kwargs, match):
+    args = {"values": [1.0, 2.0], "threshold": 0.0, "epsilon": 1.0, "c": 1, "split": None,
+            "sensitivity": 1.0, "monotone": False, "size": None} | kwargs
+    with pytest.raises(ValueError, match=match):
+        sparse_vector(args.pop("values"), args.pop("threshold"), args.pop("epsilon"), args.pop("c"),
+                      rng=make_rng(0), **args)
+
+
+def test_rng_is_required():
+    for bad in (None, 3):
+        with pytest.raises(ValueError, match="rng"):
+            above_threshold([1.0], 0.0, 1.0, rng=bad)
+
+
+def test_pattern_probability_checks_its_mask():
+    with pytest.raises(ValueError, match="positives"):
+        svt_pattern_probability([1.0, 2.0], 0.0, [1, 0], 1.0, 1.0)
+    with pytest.raises(ValueError, match="more than c"):
+        svt_pattern_probability([1.0, 2.0], 0.0, np.array([True, True]), 1.0, 1.0, c=1)
