@@ -38,11 +38,10 @@ from .quantiles import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
 from .sensitivity import *  # noqa: F401,F403
+from .svt import *  # noqa: F401,F403
 
 from . import (accounting, aggregate, audit, composition, data, dp_sgd, learning, local, mechanisms, noise, plotting, quantiles, random, selection, sensitivity, svt, validation)  # noqa: E402
 
-from . import (accounting, aggregate, audit, composition, data, dp_sgd, learning, local, mechanisms, noise, plotting, quantiles, random, selection, sensitivity, validation)  # noqa: E402
-
-__all__ = [*accounting.__all__, *aggregate.__all__, *audit.__all__, *composition.__all__, *data.__all__, *dp_sgd.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__, *quantiles.__all__, *random.__all__, *selection.__all__, *sensitivity.__all__]
+__all__ = [*accounting.__all__, *aggregate.__all__, *audit.__all__, *composition.__all__, *data.__all__, *dp_sgd.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__, *quantiles.__all__, *random.__all__, *selection.__all__, *sensitivity.__all__, *svt.__all__]
 
 __version__ = "0.1.0"
