@@ -4,6 +4,8 @@
 chapter. Every figure function returns a ``matplotlib.figure.Figure``.
 """
 
+from .attacks import *  # noqa: F401,F403
+from .attacks import __all__ as _attacks_all
 from .audit import *  # noqa: F401,F403
 from .audit import __all__ as _audit_all
 from .composition import *  # noqa: F401,F403
@@ -21,4 +23,4 @@ from .sensitivity import __all__ as _sensitivity_all
 from .style import *  # noqa: F401,F403
 from .style import __all__ as _style_all
 
-__all__ = [*_style_all, *_audit_all, *_composition_all, *_laplace_all, *_learning_all, *_local_all, *_selection_all, *_sensitivity_all]
+__all__ = [*_style_all, *_attacks_all, *_audit_all, *_composition_all, *_laplace_all, *_learning_all, *_local_all, *_selection_all, *_sensitivity_all]
