@@ -257,7 +257,8 @@ def membership_attack(count, epsilon, *, trials, rng, threshold=None):
 def max_tpr(fpr, epsilon, delta=0.0):
     """The largest true-positive rate any test can have at false-positive rate ``fpr`` under (ε, δ)-DP.
 
-    From FPR + e^ε·FNR ≥ 1 − δ and e^ε·FPR + FNR ≥ 1 − δ (Kairouz, Oh & Viswanath 2015, Thm 2.1):
+    From FPR + e^ε·FNR ≥ 1 − δ and e^ε·FPR + FNR ≥ 1 − δ
+    (Wasserman & Zhou 2010; Kairouz, Oh & Viswanath 2015):
     TPR ≤ min(1, e^ε·FPR + δ, 1 − e^(−ε)·(1 − δ − FPR)).
 
     Parameters
