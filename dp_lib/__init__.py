@@ -19,6 +19,7 @@ Modules are split by topic, and every public name is re-exported here:
 - ``audit``: empirical auditing: a certified lower bound on ε from neighbouring inputs (Clopper–Pearson)
 - ``validation``: shared argument checks (``ValueError`` naming the parameter)
 - ``plotting``: the book's figures, in one colour-blind-safe style
+- ``attacks``: linkage, k-anonymity classes, reconstruction and membership-inference attacks
 
 Every function that draws noise takes a keyword-only ``rng`` (a
 ``numpy.random.Generator``).
@@ -26,6 +27,7 @@ Every function that draws noise takes a keyword-only ``rng`` (a
 
 from .accounting import *  # noqa: F401,F403
 from .aggregate import *  # noqa: F401,F403
+from .attacks import *  # noqa: F401,F403
 from .audit import *  # noqa: F401,F403
 from .composition import *  # noqa: F401,F403
 from .data import *  # noqa: F401,F403
@@ -39,9 +41,8 @@ from .random import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
 from .sensitivity import *  # noqa: F401,F403
 from .svt import *  # noqa: F401,F403
+from . import (accounting, aggregate, attacks, audit, composition, data, dp_sgd, learning, local, mechanisms, noise, plotting, quantiles, random, selection, sensitivity, svt, validation)  # noqa: E402
 
-from . import (accounting, aggregate, audit, composition, data, dp_sgd, learning, local, mechanisms, noise, plotting, quantiles, random, selection, sensitivity, svt, validation)  # noqa: E402
-
-__all__ = [*accounting.__all__, *aggregate.__all__, *audit.__all__, *composition.__all__, *data.__all__, *dp_sgd.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__, *quantiles.__all__, *random.__all__, *selection.__all__, *sensitivity.__all__, *svt.__all__]
+__all__ = [*accounting.__all__, *aggregate.__all__, *attacks.__all__, *audit.__all__, *composition.__all__, *data.__all__, *dp_sgd.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__, *quantiles.__all__, *random.__all__, *selection.__all__, *sensitivity.__all__, *svt.__all__]
 
 __version__ = "0.1.0"

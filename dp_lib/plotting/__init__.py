@@ -6,6 +6,8 @@ chapter. Every figure function returns a ``matplotlib.figure.Figure``.
 
 from .accounting import *  # noqa: F401,F403
 from .accounting import __all__ as _accounting_all
+from .attacks import *  # noqa: F401,F403
+from .attacks import __all__ as _attacks_all
 from .audit import *  # noqa: F401,F403
 from .audit import __all__ as _audit_all
 from .composition import *  # noqa: F401,F403
@@ -25,4 +27,4 @@ from .sparse_vector import __all__ as _sparse_vector_all
 from .style import *  # noqa: F401,F403
 from .style import __all__ as _style_all
 
-__all__ = [*_accounting_all, *_audit_all, *_composition_all, *_laplace_all, *_learning_all, *_local_all, *_selection_all, *_sensitivity_all, *_sparse_vector_all, *_style_all]
+__all__ = [*_accounting_all, *_attacks_all, *_audit_all, *_composition_all, *_laplace_all, *_learning_all, *_local_all, *_selection_all, *_sensitivity_all, *_sparse_vector_all, *_style_all]

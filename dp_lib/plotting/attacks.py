@@ -1,0 +1,163 @@
+"""Figures of the opening chapter: reconstruction, the privacy loss, the hypothesis-testing region."""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from ..attacks import guess_success_bound, max_tpr, membership_attack, subset_queries
+from ..data import load_adult
+from ..mechanisms import laplace_scale
+from ..noise import laplace_cdf, laplace_pdf
+from ..random import make_rng
+from ..validation import check_epsilon, check_nonnegative
+from .style import OKABE_ITO, book_style, new_figure
+
+__all__ = ["plot_reconstruction", "reconstruction_curve", "plot_privacy_loss", "plot_testing_region"]
+
+_BLOCK = 200          # people in the reconstruction block (the first rows of the Adult data)
+_QUERIES = 4 * _BLOCK  # random subset-sum queries
+_REPEATS = 20         # noise draws per noise level on the accuracy curve
+_RATIOS = np.linspace(0.0, 3.0, 31)
+
+
+@lru_cache(maxsize=1)
+def _reconstruction_setup():
+    """Secret bits, queries, least-squares solver and standard noise draws; they never change with the slider."""
+    secret = (load_adult()["Target"].iloc[:_BLOCK] == ">50K").to_numpy(float)
+    rng = make_rng(2003)
+    queries = subset_queries(_BLOCK, _QUERIES, rng=rng)
+    solver = np.linalg.pinv(queries)                      # least squares = pinv @ answers
+    unit_noise = rng.uniform(-1.0, 1.0, size=(_REPEATS, _QUERIES))
+    return secret, queries, solver, unit_noise, queries @ secret
+
+
+def _estimates(noise_ratio):
+    """Least-squares estimates (repeats × people) with uniform noise of bound noise_ratio·√n."""
+    secret, _, solver, unit_noise, exact = _reconstruction_setup()
+    answers = exact + noise_ratio * math.sqrt(_BLOCK) * unit_noise
+    return answers @ solver.T
+
+
+@lru_cache(maxsize=1)
+def reconstruction_curve():
+    """Fraction of bits recovered (mean over 20 noise draws) at E/√n = 0, 0.1, …, 3; n = 200, m = 800.
+
+    Returns
+    -------
+    (ratios, accuracy) arrays.
+
+    Defined in: chapters/01_why_privacy.ipynb
+    """
+    secret = _reconstruction_setup()[0]
+    acc = np.array([np.mean((_estimates(r) > 0.5) == secret) for r in _RATIOS])
+    return _RATIOS.copy(), acc
+
+
+@book_style
+def plot_reconstruction(noise_ratio=0.5):
+    """Reconstruction attack on 200 incomes: share of bits recovered against the noise bound E/√n, and the estimates.
+
+    Left, the fraction of secret bits (income > 50K) that least squares
+    recovers from 800 random subset sums answered with noise up to E, as E/√n
+    grows; the dot marks the slider's setting. Right, the least-squares
+    estimate for each person at that setting, coloured by the true bit, with
+    the rounding threshold ½. Recovery is near perfect while E is well below
+    √n and falls to guessing once E passes √n.
+
+    Defined in: chapters/01_why_privacy.ipynb
+    """
+    r = check_nonnegative(noise_ratio, "noise_ratio")
+    secret = _reconstruction_setup()[0]
+    ratios, acc = reconstruction_curve()
+    est = _estimates(r)[0]
+    here = float(np.mean((est > 0.5) == secret))
+    fig, (left, right) = new_figure(1, 2, width=9.0, height=3.4)
+    left.plot(ratios, acc, color=OKABE_ITO["blue"], label="least squares")
+    left.axhline(1 - secret.mean(), color=OKABE_ITO["orange"], ls="--", lw=1, label="guess: nobody > 50K")
+    left.axhline(0.5, color=OKABE_ITO["black"], ls=":", lw=1, label="coin flip")
+    left.plot([r], [here], "o", color=OKABE_ITO["vermillion"], label=f"E/√n = {r:g}: {here:.0%}")
+    left.set(xlim=(0, 3), ylim=(0.4, 1.02), xlabel="noise bound E / √n", ylabel="fraction of bits recovered",
+             title=f"n = {_BLOCK} people, m = {_QUERIES} queries")
+    left.legend(loc="upper right", fontsize=8)
+    people = np.arange(_BLOCK)
+    for bit, colour, name in ((0, OKABE_ITO["sky"], "true bit 0"), (1, OKABE_ITO["vermillion"], "true bit 1")):
+        mask = secret == bit
+        right.plot(people[mask], est[mask], ".", ms=4, color=colour, label=name)
+    right.axhline(0.5, color=OKABE_ITO["black"], lw=1, ls="--")
+    right.set(ylim=(-1.5, 2.5), xlabel="person", ylabel="least-squares estimate",
+              title=f"E = {r:g}·√n = {r * math.sqrt(_BLOCK):.1f}")
+    right.legend(loc="upper right", fontsize=8)
+    return fig
+
+
+@book_style
+def plot_privacy_loss(epsilon=1.0, *, sigma=None):
+    """Output densities of a count on neighbours D and D′ (left) and the privacy loss ln p_D(y)/p_D′(y) (right).
+
+    The Laplace mechanism at ε adds Lap(1/ε) to a count that is 1 on D and 0
+    on D′ (shifted so the counts are 0 and 1). The log-ratio of the two
+    densities is the privacy loss at output y: for Laplace it never leaves
+    [−ε, ε]. For comparison the Gaussian mechanism with the same standard
+    deviation has a straight-line loss that grows without bound, which is
+    why it needs a δ.
+
+    Defined in: chapters/01_why_privacy.ipynb
+    """
+    eps = check_epsilon(epsilon)
+    b = laplace_scale(1.0, eps)
+    s = math.sqrt(2) * b if sigma is None else check_nonnegative(sigma, "sigma")
+    y = np.linspace(-4 * b - 1, 4 * b + 2, 801)
+    fig, (left, right) = new_figure(1, 2, width=9.0, height=3.2)
+    left.plot(y, laplace_pdf(y, loc=1.0, scale=b), color=OKABE_ITO["blue"], label="p_D (count 1)")
+    left.plot(y, laplace_pdf(y, loc=0.0, scale=b), color=OKABE_ITO["orange"], ls="--", label="p_D′ (count 0)")
+    left.set(title=f"Laplace mechanism, ε = {eps:g}", xlabel="output y", ylabel="density")
+    left.legend(fontsize=8)
+    laplace_loss = (np.abs(y) - np.abs(y - 1.0)) / b
+    gauss_loss = ((y - 0.0) ** 2 - (y - 1.0) ** 2) / (2 * s ** 2)
+    right.plot(y, laplace_loss, color=OKABE_ITO["blue"], label="Laplace")
+    right.plot(y, gauss_loss, color=OKABE_ITO["green"], ls="-.", label=f"Gaussian, σ = {s:.2g}")
+    for level in (eps, -eps):
+        right.axhline(level, color=OKABE_ITO["vermillion"], lw=1, ls=":")
+    right.text(y[0], eps, " +ε", va="bottom", color=OKABE_ITO["vermillion"])
+    right.text(y[0], -eps, " −ε", va="top", color=OKABE_ITO["vermillion"])
+    right.set(title="privacy loss ln p_D(y) / p_D′(y)", xlabel="output y", ylim=(-3 * eps, 3 * eps))
+    right.legend(fontsize=8, loc="lower right")
+    return fig
+
+
+@book_style
+def plot_testing_region(epsilon=1.0, seed=2015):
+    """Every test of "is Alice in the data?" against an ε-DP release lies in the shaded region; an attacker's point inside it.
+
+    The shaded area is the set of (false-positive rate, true-positive rate)
+    pairs allowed by FPR + e^ε·FNR ≥ 1 and its mirror image. The curve is the
+    exact ROC of threshold tests on a Laplace count (Alice adds 1); the dot is
+    a membership-inference attacker who says "in" when the noisy count is
+    above the midpoint, measured on 20,000 releases each way. Its accuracy at
+    a fair prior is at most e^ε/(1 + e^ε).
+
+    Defined in: chapters/01_why_privacy.ipynb
+    """
+    eps = check_epsilon(epsilon)
+    b = laplace_scale(1.0, eps)
+    f = np.linspace(0.0, 1.0, 401)
+    upper = max_tpr(f, eps)
+    lower = 1 - max_tpr(1 - f, eps)
+    t = np.linspace(-12 * b, 12 * b + 1, 801)
+    roc_fpr, roc_tpr = 1 - laplace_cdf(t, scale=b), 1 - laplace_cdf(t - 1.0, scale=b)
+    fpr, tpr = membership_attack(0.0, eps, trials=20_000, rng=make_rng(seed))
+    accuracy = (1 - fpr + tpr) / 2
+    fig, ax = new_figure(width=5.6, height=4.4)
+    ax.fill_between(f, lower, upper, color=OKABE_ITO["sky"], alpha=0.35, label=f"allowed by {eps:g}-DP")
+    ax.plot(f, f, color=OKABE_ITO["black"], lw=0.8, ls=":", label="random guessing")
+    ax.plot(roc_fpr, roc_tpr, color=OKABE_ITO["blue"], lw=1.2, label="threshold tests (exact)")
+    ax.plot([fpr], [tpr], "o", color=OKABE_ITO["vermillion"], label=f"attacker ({fpr:.3f}, {tpr:.3f})")
+    ax.set(xlim=(0, 1), ylim=(0, 1), aspect="equal", xlabel="false-positive rate",
+           ylabel="true-positive rate",
+           title=f"ε = {eps:g}: accuracy {accuracy:.3f} ≤ e^ε/(1+e^ε) = {guess_success_bound(eps):.3f}")
+    ax.title.set_fontsize(9)
+    ax.legend(loc="upper left", fontsize=8)
+    return fig
