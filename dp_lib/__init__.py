@@ -12,6 +12,7 @@ Modules are split by topic, and every public name is re-exported here:
 - ``sensitivity``: local sensitivity, propose-test-release, smooth sensitivity
 - ``aggregate``: sample-and-aggregate over a per-record hash partition
 - ``learning``: logistic regression by noisy gradient descent: clipping, per-iteration noise, composition
+- ``exact``: exact discrete Laplace/Gaussian samplers and mechanisms, snapping; ``floating``: the floating-point attack
 - ``audit``: empirical auditing: a certified lower bound on ε from neighbouring inputs (Clopper–Pearson)
 - ``validation``: shared argument checks (``ValueError`` naming the parameter)
 - ``plotting``: the book's figures, in one colour-blind-safe style
@@ -24,6 +25,8 @@ from .aggregate import *  # noqa: F401,F403
 from .audit import *  # noqa: F401,F403
 from .composition import *  # noqa: F401,F403
 from .data import *  # noqa: F401,F403
+from .exact import *  # noqa: F401,F403
+from .floating import *  # noqa: F401,F403
 from .learning import *  # noqa: F401,F403
 from .local import *  # noqa: F401,F403
 from .mechanisms import *  # noqa: F401,F403
@@ -31,10 +34,10 @@ from .noise import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
 from .sensitivity import *  # noqa: F401,F403
-from . import (aggregate, audit, composition, data, learning, local, mechanisms, noise, plotting,  # noqa: E402
+from . import (aggregate, audit, composition, data, exact, floating, learning, local, mechanisms, noise, plotting,  # noqa: E402
                random, selection, sensitivity, validation)
 
-__all__ = [*aggregate.__all__, *audit.__all__, *composition.__all__, *data.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__,
+__all__ = [*aggregate.__all__, *audit.__all__, *composition.__all__, *data.__all__, *exact.__all__, *floating.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__,
            *random.__all__, *selection.__all__, *sensitivity.__all__]
 
 __version__ = "0.1.0"
