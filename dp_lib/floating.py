@@ -55,7 +55,7 @@ def laplace_output_at(k, true_answer, scale, sampler="dp_lib"):
     Examples
     --------
     >>> float(laplace_output_at(2**51, 0.0, 1.0))  # u just above 1/2: noise -ln(1 - 2**-52)
-    2.220446049250313e-16
+    2.2204460492503136e-16
     """
     low, high = _GRIDS[_check_sampler(sampler)]
     k = np.asarray(k, dtype=np.int64)
