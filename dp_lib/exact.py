@@ -47,9 +47,8 @@ def _rational(value, name) -> Fraction:
         if value <= 0:
             raise ValueError(f"{name} must be a rational number > 0, got {value!r}")
         return value
-    check_positive(value, name)
-    return Fraction(value) if isinstance(value, float) else Fraction(int(value)) if float(value).is_integer() \
-        else Fraction(float(value))
+    x = check_positive(value, name)  # refuses bools, strings, NaN, inf and values <= 0
+    return Fraction(int(value)) if isinstance(value, (int, np.integer)) else Fraction(x)
 
 
 def _count(size):
@@ -315,7 +314,17 @@ def discrete_gaussian_pmf(k, sigma):
 def discrete_laplace_variance(scale):
     """Variance of the discrete Laplace law: 2p/(1 - p)^2 with p = exp(-1/scale) (below 2 scale^2).
 
+    Parameters
+    ----------
+    scale : float > 0.
+
+    Returns
+    -------
+    float.
+
     Privacy: none (a formula).
+
+    Defined in: chapters/09_exact_noise.ipynb
 
     Examples
     --------
@@ -329,7 +338,17 @@ def discrete_laplace_variance(scale):
 def discrete_gaussian_variance(sigma):
     """Variance of N_Z(0, sigma^2): sum of z^2 P(z) (below sigma^2; equal to it up to 1e-300 for sigma >= 40).
 
+    Parameters
+    ----------
+    sigma : float > 0.
+
+    Returns
+    -------
+    float.
+
     Privacy: none (a formula).
+
+    Defined in: chapters/09_exact_noise.ipynb
 
     Examples
     --------
