@@ -20,6 +20,7 @@ Modules are split by topic, and every public name is re-exported here:
 - ``validation``: shared argument checks (``ValueError`` naming the parameter)
 - ``plotting``: the book's figures, in one colour-blind-safe style
 - ``attacks``: linkage, k-anonymity classes, reconstruction and membership-inference attacks
+- ``exact``: exact discrete Laplace/Gaussian samplers and mechanisms, snapping; ``floating``: the floating-point attack
 
 Every function that draws noise takes a keyword-only ``rng`` (a
 ``numpy.random.Generator``).
@@ -32,6 +33,8 @@ from .audit import *  # noqa: F401,F403
 from .composition import *  # noqa: F401,F403
 from .data import *  # noqa: F401,F403
 from .dp_sgd import *  # noqa: F401,F403
+from .exact import *  # noqa: F401,F403
+from .floating import *  # noqa: F401,F403
 from .learning import *  # noqa: F401,F403
 from .local import *  # noqa: F401,F403
 from .mechanisms import *  # noqa: F401,F403
@@ -41,8 +44,8 @@ from .random import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
 from .sensitivity import *  # noqa: F401,F403
 from .svt import *  # noqa: F401,F403
-from . import (accounting, aggregate, attacks, audit, composition, data, dp_sgd, learning, local, mechanisms, noise, plotting, quantiles, random, selection, sensitivity, svt, validation)  # noqa: E402
+from . import (accounting, aggregate, attacks, audit, composition, data, dp_sgd, exact, floating, learning, local, mechanisms, noise, plotting, quantiles, random, selection, sensitivity, svt, validation)  # noqa: E402
 
-__all__ = [*accounting.__all__, *aggregate.__all__, *attacks.__all__, *audit.__all__, *composition.__all__, *data.__all__, *dp_sgd.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__, *quantiles.__all__, *random.__all__, *selection.__all__, *sensitivity.__all__, *svt.__all__]
+__all__ = [*accounting.__all__, *aggregate.__all__, *attacks.__all__, *audit.__all__, *composition.__all__, *data.__all__, *dp_sgd.__all__, *exact.__all__, *floating.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__, *quantiles.__all__, *random.__all__, *selection.__all__, *sensitivity.__all__, *svt.__all__]
 
 __version__ = "0.1.0"

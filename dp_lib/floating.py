@@ -1,0 +1,141 @@
+"""Mironov's floating-point attack: which float outputs can a float Laplace mechanism produce at all?
+
+A float sampler maps finitely many uniforms to finitely many outputs, and
+``true_answer + noise`` is rounded to a double. The outputs reachable from
+f(D) = 0 and from f(D') = 1 are then different sets of doubles, and an output
+reachable from one input but not the other reveals the input with certainty
+(Mironov, CCS 2012). The test inverts the sampler: the map from the uniform's
+grid index k to the output is non-decreasing, so a binary search over k finds
+the only candidates.
+
+Samplers modelled (the documented formula, uniform grid -> output):
+
+- ``"dp_lib"``: ``laplace_mech`` / ``sample_laplace``: u = (k + 1/2)/2**52, k in
+  [0, 2**52), output = true_answer + ``laplace_inverse_cdf(u, 0, scale)``.
+- ``"numpy"``: ``Generator.laplace(loc, scale)``: U = k/2**53, k in [1, 2**53),
+  loc - scale*log(2 - U - U) for U >= 1/2, loc + scale*log(U + U) below.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .noise import laplace_inverse_cdf
+from .validation import check_finite_array, check_positive
+
+__all__ = ["laplace_output_at", "laplace_reachable", "distinguishing_share"]
+
+_GRIDS = {"dp_lib": (0, 2**52), "numpy": (1, 2**53)}  # k ranges over [low, high)
+
+
+def _check_sampler(sampler):
+    if sampler not in _GRIDS:
+        raise ValueError(f"sampler must be one of {sorted(_GRIDS)}, got {sampler!r}")
+    return sampler
+
+
+def laplace_output_at(k, true_answer, scale, sampler="dp_lib"):
+    """The float that the Laplace mechanism outputs when its uniform has grid index k.
+
+    Parameters
+    ----------
+    k : int or int64 array, grid index in [0, 2**52) for "dp_lib", [1, 2**53) for "numpy".
+    true_answer : float, f(D).
+    scale : float > 0, the noise scale b.
+    sampler : "dp_lib" or "numpy" (see the module docstring).
+
+    Returns
+    -------
+    float array shaped like ``k``.
+
+    Privacy: none: a helper that touches no private data (it replays the sampler).
+
+    Defined in: chapters/09_exact_noise.ipynb
+
+    Examples
+    --------
+    >>> float(laplace_output_at(2**51, 0.0, 1.0))  # u just above 1/2: noise -ln(1 - 2**-52)
+    2.2204460492503136e-16
+    """
+    low, high = _GRIDS[_check_sampler(sampler)]
+    k = np.asarray(k, dtype=np.int64)
+    if np.any((k < low) | (k >= high)):
+        raise ValueError(f"k must lie in [{low}, {high})")
+    loc = float(check_finite_array(true_answer, "true_answer", ndim=0))
+    b = check_positive(scale, "scale")
+    if sampler == "dp_lib":
+        return loc + laplace_inverse_cdf((k + 0.5) * 2.0**-52, 0.0, b)
+    u = k * 2.0**-53
+    with np.errstate(divide="ignore"):
+        return np.where(u >= 0.5, loc - b * np.log(2.0 - u - u), loc + b * np.log(u + u))
+
+
+def laplace_reachable(released, true_answer, scale, sampler="dp_lib"):
+    """Whether each released float can be produced at all by the float Laplace mechanism on ``true_answer``.
+
+    Binary search for the smallest grid index k whose output is >= the released
+    value (the map is non-decreasing in k), then compare exactly.
+
+    Parameters
+    ----------
+    released : float or array of floats, the outputs seen.
+    true_answer : float, the hypothesised f(D).
+    scale : float > 0, the noise scale b.
+    sampler : "dp_lib" or "numpy".
+
+    Returns
+    -------
+    bool array shaped like ``released``.
+
+    Privacy: none: a helper for the attacker; False means "not from this input", with certainty.
+
+    Defined in: chapters/09_exact_noise.ipynb
+
+    Examples
+    --------
+    >>> from dp_lib import laplace_mech, make_rng
+    >>> y = laplace_mech([0.0] * 5, sensitivity=1.0, epsilon=1.0, rng=make_rng(1))
+    >>> laplace_reachable(y, 0.0, 1.0).all()
+    np.True_
+    """
+    y = check_finite_array(released, "released")
+    low, high = _GRIDS[_check_sampler(sampler)]
+    lo = np.full(y.shape, low, dtype=np.int64)
+    hi = np.full(y.shape, high, dtype=np.int64)  # invariant: output(lo - 1) < y <= output(hi), output(high) = +inf
+    while np.any(lo < hi):
+        mid = lo + (hi - lo) // 2
+        below = laplace_output_at(np.minimum(mid, high - 1), true_answer, scale, sampler) < y
+        active = lo < hi
+        lo = np.where(active & below, mid + 1, lo)
+        hi = np.where(active & ~below, mid, hi)
+    hit = laplace_output_at(np.minimum(lo, high - 1), true_answer, scale, sampler) == y
+    return hit & (lo < high)
+
+
+def distinguishing_share(released, true_answer, scale, sampler="dp_lib"):
+    """Share of released values that the Laplace mechanism on ``true_answer`` cannot produce.
+
+    Parameters
+    ----------
+    released : array of floats (outputs of the mechanism run on some other input).
+    true_answer : float, the alternative f(D).
+    scale : float > 0.
+    sampler : "dp_lib" or "numpy".
+
+    Returns
+    -------
+    float in [0, 1]: on this share of outputs the privacy loss is infinite.
+
+    Privacy: none: a helper that measures the attack.
+
+    Defined in: chapters/09_exact_noise.ipynb
+
+    Examples
+    --------
+    >>> from dp_lib import laplace_mech, make_rng
+    >>> y = laplace_mech([1.0] * 2000, sensitivity=1.0, epsilon=1.0, rng=make_rng(1))
+    >>> distinguishing_share(y, 0.0, 1.0) > 0.8
+    True
+    """
+    reachable = laplace_reachable(released, true_answer, scale, sampler)
+    return float(1.0 - reachable.mean()) if reachable.size else 0.0

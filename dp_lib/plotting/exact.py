@@ -1,0 +1,81 @@
+"""Figures of the chapter on noise on a real computer: the float lattice, exact discrete noise."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..exact import discrete_gaussian_pmf, discrete_laplace_pmf
+from ..floating import distinguishing_share, laplace_reachable
+from ..mechanisms import laplace_mech
+from ..noise import laplace_pdf
+from ..random import make_rng
+from ..validation import check_finite_array
+from .style import OKABE_ITO, book_style, is_finite_number, message_figure, new_figure
+
+__all__ = ["plot_float_lattice", "plot_discrete_samples"]
+
+_WINDOW = 48  # consecutive doubles shown
+
+
+def _window(scale):
+    """48 consecutive doubles starting at 1 + scale/2, a typical output of f(D') = 1 plus noise."""
+    start = 1.0 + scale / 2
+    steps = np.arange(_WINDOW)
+    return start + steps * np.spacing(start), steps
+
+
+@book_style
+def plot_float_lattice(scale=1.0, seed=2024):
+    """Which of 48 consecutive doubles the float Laplace mechanism can output from f(D) = 0 and from f(D') = 1.
+
+    Each marker is one double near 1 + b/2 (x-axis: its offset in units in the last place); a filled
+    marker means the book's ``laplace_mech`` can output it. Most doubles reachable from f(D') = 1 are
+    unreachable from f(D) = 0, so seeing one proves the input was D'. The title gives the share of
+    5,000 seeded releases from f(D') = 1 that no run on f(D) = 0 can produce.
+
+    Defined in: chapters/09_exact_noise.ipynb
+    """
+    if not (is_finite_number(scale) and 0.05 <= scale <= 1e6):
+        return message_figure("the scale b must be a number in [0.05, 1e6]")
+    y, steps = _window(scale)
+    fig, ax = new_figure(width=8.0, height=2.6)
+    rows = [(0.0, "from f(D) = 0", OKABE_ITO["blue"], 1), (1.0, "from f(D') = 1", OKABE_ITO["orange"], 0)]
+    for loc, label, color, row in rows:
+        hit = laplace_reachable(y, loc, scale)
+        ax.scatter(steps[~hit], np.full((~hit).sum(), row), s=30, facecolors="none", edgecolors="0.75")
+        ax.scatter(steps[hit], np.full(hit.sum(), row), s=45, color=color, label=f"{label}: {hit.sum()} of 48")
+    released = laplace_mech(np.ones(5000), 1.0, 1.0 / scale, rng=make_rng(seed))
+    share = distinguishing_share(released, 0.0, scale)
+    ax.set(yticks=[0, 1], yticklabels=["f(D') = 1", "f(D) = 0"], ylim=(-0.5, 2.0), xlim=(-1, _WINDOW),
+           xlabel=f"double number k after {y[0]:.17g} (one ulp apart)",
+           title=f"b = {scale:g}: {share:.2%} of releases from f(D') = 1 are impossible from f(D) = 0")
+    ax.legend(loc="upper center", ncol=2)
+    return fig
+
+
+@book_style
+def plot_discrete_samples(laplace_draws, laplace_scale, gaussian_draws, gaussian_sigma):
+    """Exact discrete Laplace (left) and discrete Gaussian (right) draws against their pmfs, with the continuous densities.
+
+    Bars: share of draws at each integer; dots: the exact pmf; line: the continuous density with the same
+    scale, which the discrete law follows closely once the scale is a few units.
+
+    Defined in: chapters/09_exact_noise.ipynb
+    """
+    fig, axes = new_figure(1, 2)
+    panels = [(laplace_draws, lambda k: discrete_laplace_pmf(k, laplace_scale),
+               lambda x: laplace_pdf(x, scale=laplace_scale), f"discrete Laplace, scale {laplace_scale:g}"),
+              (gaussian_draws, lambda k: discrete_gaussian_pmf(k, gaussian_sigma),
+               lambda x: np.exp(-x * x / (2 * gaussian_sigma**2)) / np.sqrt(2 * np.pi * gaussian_sigma**2),
+               f"discrete Gaussian, σ = {gaussian_sigma:g}")]
+    for ax, (draws, pmf, density, title) in zip(axes, panels):
+        draws = check_finite_array(draws, "draws", ndim=1, allow_empty=False).astype(np.int64)
+        k = np.arange(-12, 13)
+        share = np.array([np.mean(draws == v) for v in k])
+        ax.bar(k, share, width=0.8, color=OKABE_ITO["sky"], label=f"{draws.size:,} draws")
+        ax.plot(k, pmf(k), "o", color=OKABE_ITO["vermillion"], ms=4, label="exact pmf")
+        x = np.linspace(-12.5, 12.5, 501)
+        ax.plot(x, density(x), color=OKABE_ITO["black"], lw=1, label="continuous density")
+        ax.set(title=title, xlabel="noise z (an integer)", ylabel="probability")
+    axes[0].legend(loc="upper left", fontsize=8)
+    return fig
