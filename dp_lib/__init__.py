@@ -14,7 +14,7 @@ Modules are split by topic, and every public name is re-exported here:
 - ``learning``: logistic regression by noisy gradient descent: clipping, per-iteration noise, composition
 - ``audit``: empirical auditing: a certified lower bound on ε from neighbouring inputs (Clopper–Pearson)
 - ``validation``: shared argument checks (``ValueError`` naming the parameter)
-- ``plotting``: the book's figures, in one colour-blind-safe style
+- ``plotting``: the book's figures, in one colour-blind-safe style (imported on first use)
 
 Every function that draws noise takes a keyword-only ``rng`` (a
 ``numpy.random.Generator``).
@@ -31,10 +31,19 @@ from .noise import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
 from .sensitivity import *  # noqa: F401,F403
-from . import (aggregate, audit, composition, data, learning, local, mechanisms, noise, plotting,  # noqa: E402
+from . import (aggregate, audit, composition, data, learning, local, mechanisms, noise,  # noqa: E402
                random, selection, sensitivity, validation)
 
 __all__ = [*aggregate.__all__, *audit.__all__, *composition.__all__, *data.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__,
            *random.__all__, *selection.__all__, *sensitivity.__all__]
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+
+
+def __getattr__(name):
+    """Import ``dp_lib.plotting`` (and with it matplotlib) on first use, so that ``import dp_lib`` stays fast."""
+    if name == "plotting":
+        import importlib
+
+        return importlib.import_module(".plotting", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,16 +21,15 @@ import numpy as np
 import pandas as pd
 
 from .random import check_rng
-from .validation import check_epsilon, check_finite_array, check_int, check_probability
+from .validation import (check_bool_array, check_count_array, check_domain, check_epsilon, check_finite_array, check_int,
+                         check_probability, check_size)
 
 __all__ = [
     "randomized_response", "rr_epsilon", "rr_estimate_count", "rr_variance",
     "krr_params", "krr_perturb", "krr_perturb_counts", "krr_estimate", "krr_variance",
-    "unary_encode", "unary_perturb", "unary_perturb_counts", "unary_epsilon", "unary_aggregate",
+    "unary_encode", "unary_perturb", "unary_reported_counts", "unary_perturb_counts", "unary_epsilon", "unary_aggregate",
     "sue_params", "oue_params", "unary_variance", "debias_counts",
 ]
-
-_CHUNK_ELEMENTS = 1 << 20  # bits perturbed per step of unary_perturb: an 8 MiB float temporary
 
 
 # --- argument checks ---------------------------------------------------------------------------
@@ -57,27 +56,6 @@ def _check_pq(p, q, *, finite_epsilon: bool = False) -> tuple[float, float]:
     return p, q
 
 
-def _as_bool(x, name: str, ndim: int) -> np.ndarray:
-    """A boolean array of the given ndim; 0/1 integers are accepted."""
-    arr = np.asarray(x)
-    if arr.ndim != ndim:
-        raise ValueError(f"{name} must be a {ndim}-dimensional boolean array, got shape {arr.shape}")
-    if arr.dtype == bool:
-        return arr
-    if arr.dtype.kind in "iuf" and np.all((arr == 0) | (arr == 1)):
-        return arr.astype(bool)
-    raise ValueError(f"{name} must contain booleans (or 0/1), got dtype {arr.dtype}")
-
-
-def _check_domain(domain, *, minimum: int = 1) -> pd.Index:
-    index = pd.Index(list(domain)) if not isinstance(domain, pd.Index) else domain
-    if len(index) < minimum:
-        raise ValueError(f"domain must have at least {minimum} value(s), got {len(index)}")
-    if not index.is_unique:
-        raise ValueError("domain must not contain duplicates")
-    return index
-
-
 def _positions(values, index: pd.Index) -> np.ndarray:
     """Position of each value in the domain; values outside the domain raise."""
     arr = np.asarray(values)
@@ -91,33 +69,25 @@ def _positions(values, index: pd.Index) -> np.ndarray:
     return pos
 
 
-def _check_counts(counts, name: str = "counts") -> np.ndarray:
-    c = check_finite_array(counts, name, ndim=1, allow_empty=False)
-    if np.any(c < 0) or np.any(c != np.round(c)):
-        raise ValueError(f"{name} must be non-negative integers")
-    return c.astype(np.int64)
-
-
-def _check_size(size):
-    return None if size is None else check_int(size, "size", minimum=1)
-
-
 def _like(counts, arr):
     """Label ``arr`` with the index of ``counts`` when it is a pandas Series."""
-    if not isinstance(counts, pd.Series):
+    if not isinstance(counts, pd.Series) or arr.ndim > 2:
         return arr
     return pd.Series(arr, index=counts.index) if arr.ndim == 1 else pd.DataFrame(arr, columns=counts.index)
 
 
-def _variance(n, p, q, count):
+def _variance(n, p, q, count, *, exact=None):
+    """n q(1-q)/(p-q)**2 [+ c(1-p-q)/(p-q)]; ``exact`` = the two terms' factors when p - q is not representable."""
     n = check_int(n, "n", minimum=0)
-    var = n * q * (1 - q) / (p - q) ** 2
+    var = n * q * (1 - q) / (p - q) ** 2 if exact is None else n * exact[0]
+    if not math.isfinite(var):
+        raise ValueError("epsilon (or p - q) is too small: the variance is beyond float64")
     if count is None:
         return var
     c = check_finite_array(count, "count")
     if np.any((c < 0) | (c > n)):
         raise ValueError(f"count must be in [0, n] = [0, {n}]")
-    full = var + c * (1 - p - q) / (p - q)
+    full = var + c * ((1 - p - q) / (p - q) if exact is None else exact[1])
     return float(full) if full.ndim == 0 else full
 
 
@@ -153,7 +123,7 @@ def randomized_response(truth, p=0.75, *, rng):
     >>> answers.dtype, answers.shape
     (dtype('bool'), (4,))
     """
-    t = _as_bool(truth, "truth", 1)
+    t = check_bool_array(truth, "truth", 1)
     p = _check_rr_p(p)
     rng = check_rng(rng)
     coins = rng.random((2, t.size))  # the same uniforms as two calls of rng.random(t.size), in one
@@ -193,7 +163,7 @@ def rr_estimate_count(responses, p):
     >>> rr_estimate_count([True, True, False, True], 0.75)
     4.0
     """
-    r = _as_bool(responses, "responses", 1)
+    r = check_bool_array(responses, "responses", 1)
     p = _check_rr_p(p)
     return float(debias_counts([np.count_nonzero(r)], r.size, p, 1 - p)[0])
 
@@ -207,6 +177,8 @@ def rr_variance(n, p):
     --------
     >>> rr_variance(32561, 0.75)
     24420.75
+
+    Privacy: none (a formula); the accuracy of the ε-LDP estimate.
     """
     p = _check_rr_p(p)
     return _variance(n, p, 1 - p, None)
@@ -218,6 +190,10 @@ def krr_params(epsilon, k):
     """(p, q) of k-RR: keep w.p. p = e^ε/(e^ε+k-1); each other value w.p. q = 1/(e^ε+k-1).
 
     Written with e^{-ε}, so large ε does not overflow.
+
+    Privacy: none (a formula); k-RR with these (p, q) is ε-LDP (p/q = e^ε).
+
+    Defined in: chapters/05_local_dp.ipynb
 
     Examples
     --------
@@ -258,7 +234,7 @@ def krr_perturb(values, domain, epsilon, *, rng):
     >>> krr_perturb(["a", "b", "c"], ["a", "b", "c"], 50.0, rng=make_rng(1)).tolist()
     ['a', 'b', 'c']
     """
-    index = _check_domain(domain, minimum=2)
+    index = check_domain(domain, minimum=2)
     pos = _positions(values, index)
     p, _ = krr_params(epsilon, len(index))
     rng = check_rng(rng)
@@ -278,7 +254,7 @@ def krr_perturb_counts(counts, epsilon, *, rng, size=None):
     counts : 1-d array (or Series) of k >= 2 non-negative integer true counts.
     epsilon : float > 0.
     rng : numpy.random.Generator (keyword-only, required).
-    size : None or int, the number of independent surveys.
+    size : None, int or tuple, the number (shape) of independent surveys.
 
     Returns
     -------
@@ -294,12 +270,12 @@ def krr_perturb_counts(counts, epsilon, *, rng, size=None):
     >>> int(krr_perturb_counts([500, 300, 200], 1.0, rng=make_rng(3)).sum())
     1000
     """
-    c = _check_counts(counts)
+    c = check_count_array(counts)
     p, q = krr_params(epsilon, c.size)
     probs = np.full((c.size, c.size), q)
     np.fill_diagonal(probs, p)
-    size = _check_size(size)
-    draws = check_rng(rng).multinomial(c, probs, size=None if size is None else (size, c.size))
+    size = check_size(size)
+    draws = check_rng(rng).multinomial(c, probs, size=None if size is None else (*size, c.size))
     return _like(counts, draws.sum(axis=-2))
 
 
@@ -319,7 +295,7 @@ def krr_estimate(reports, domain, epsilon):
     >>> krr_estimate(["a", "a", "b"], ["a", "b"], math.log(3)).tolist()
     [2.5, 0.5]
     """
-    index = _check_domain(domain, minimum=2)
+    index = check_domain(domain, minimum=2)
     pos = _positions(reports, index)
     p, q = krr_params(epsilon, len(index))
     return debias_counts(pd.Series(np.bincount(pos, minlength=len(index)), index=index), pos.size, p, q)
@@ -335,8 +311,17 @@ def krr_variance(n, k, epsilon, count=None):
     --------
     >>> round(krr_variance(32561, 14, math.log(9)))
     10684
+
+    Privacy: none (a formula); the accuracy of the ε-LDP estimate.
+
+    Defined in: chapters/05_local_dp.ipynb
     """
-    return _variance(n, *krr_params(epsilon, k), count)
+    p, q = krr_params(epsilon, k)
+    if p > q:
+        return _variance(n, p, q, count)
+    # p and q round to the same float (ε below ~1e-16): the same variance written with t = e^{-ε}
+    t, gap = math.exp(-epsilon), -math.expm1(-epsilon)  # p - q = gap / (1 + (k - 1) t)
+    return _variance(n, p, q, count, exact=(t * (1 + (k - 2) * t) / gap**2, (k - 2) * t / gap))
 
 
 # --- unary encoding (SUE / OUE) -------------------------------------------------------------------
@@ -348,12 +333,14 @@ def unary_encode(values, domain):
 
     Defined in: chapters/05_local_dp.ipynb
 
+    Privacy: none; the encoding is deterministic, the privacy comes from ``unary_perturb``.
+
     Examples
     --------
     >>> unary_encode(["b", "a"], ["a", "b", "c"]).astype(int).tolist()
     [[0, 1, 0], [1, 0, 0]]
     """
-    index = _check_domain(domain)
+    index = check_domain(domain)
     pos = _positions(values, index)
     bits = np.zeros((pos.size, len(index)), dtype=bool)
     bits[np.arange(pos.size), pos] = True
@@ -363,8 +350,10 @@ def unary_encode(values, domain):
 def unary_perturb(bits, p, q, *, rng):
     """Flip every bit independently: P[1 | bit 1] = p, P[1 | bit 0] = q.
 
-    Rows are processed in chunks so the float temporary stays at 8 MiB; the
-    output does not depend on the chunking (same uniforms, row by row).
+    One uniform u per bit; the report is ``u < p`` where the bit is 1 and
+    ``u < q`` where it is 0. That takes 8 bytes per bit (n k floats at
+    once): for millions of respondents use ``unary_reported_counts``, which
+    runs this on chunks of respondents, or ``unary_perturb_counts``.
 
     Parameters
     ----------
@@ -387,17 +376,57 @@ def unary_perturb(bits, p, q, *, rng):
     >>> unary_perturb(unary_encode(["a"] * 5, ["a", "b"]), 0.75, 0.25, rng=make_rng(0)).shape
     (5, 2)
     """
-    b = _as_bool(bits, "bits", 2)
+    bits = check_bool_array(bits, "bits", 2)
+    p, q = _check_pq(p, q)
+    u = check_rng(rng).random(bits.shape)
+    return np.where(bits, u < p, u < q)
+
+
+def unary_reported_counts(values, domain, p, q, *, rng, chunk_size=100_000):
+    """Column totals of unary-encoding reports for any number of respondents, in bounded memory.
+
+    The survey of ``unary_encode`` + ``unary_perturb``, streamed: respondents
+    are encoded and perturbed ``chunk_size`` at a time and only the k column
+    totals are kept. The chunks use the generator's uniforms in the same order
+    as one ``unary_perturb`` call, so the totals are bit for bit those of
+    ``unary_perturb(unary_encode(values, domain), p, q, rng=rng).sum(axis=0)``.
+    Peak memory is about 11 bytes per bit of one chunk (110 MB at the default
+    with k = 100), whatever the number of respondents.
+
+    Parameters
+    ----------
+    values : 1-d array of domain values, one per respondent.
+    domain : the public list of the k possible values.
+    p, q : floats with 0 <= q < p <= 1.
+    rng : numpy.random.Generator (keyword-only, required).
+    chunk_size : int >= 1, respondents per step.
+
+    Returns
+    -------
+    int64 array of k reported-1 totals (pass them to ``debias_counts``).
+
+    Privacy: ε-LDP per respondent with ε = ``unary_epsilon(p, q)``, as ``unary_perturb``.
+
+    Defined in: chapters/05_local_dp.ipynb
+
+    Examples
+    --------
+    >>> from dp_lib import make_rng
+    >>> totals = unary_reported_counts(["a", "b", "a"] * 1000, ["a", "b"], 0.75, 0.25, rng=make_rng(0))
+    >>> debias_counts(totals, 3000, 0.75, 0.25).round(-2).tolist()
+    [2000.0, 1000.0]
+    """
+    index = check_domain(domain)
+    pos = _positions(values, index)
     p, q = _check_pq(p, q)
     rng = check_rng(rng)
-    out = np.empty(b.shape, dtype=bool)
-    step = max(1, _CHUNK_ELEMENTS // max(1, b.shape[1]))
-    for start in range(0, b.shape[0], step):
-        rows = slice(start, start + step)
-        u = rng.random(out[rows].shape)
-        np.less(u, q, out=out[rows])  # a 0 bit reports 1 iff u < q; a 1 bit iff u < p (q < p)
-        out[rows] |= b[rows] & (u < p)
-    return out
+    step = check_int(chunk_size, "chunk_size", minimum=1)
+    totals = np.zeros(len(index), dtype=np.int64)
+    for start in range(0, pos.size, step):  # one chunk of respondents at a time, in order
+        bits = np.zeros((min(step, pos.size - start), len(index)), dtype=bool)
+        bits[np.arange(bits.shape[0]), pos[start:start + step]] = True
+        totals += unary_perturb(bits, p, q, rng=rng).sum(axis=0)
+    return totals
 
 
 def unary_perturb_counts(counts, p, q, *, rng, size=None):
@@ -411,7 +440,7 @@ def unary_perturb_counts(counts, p, q, *, rng, size=None):
     counts : 1-d array (or Series) of non-negative integer true counts; n = sum.
     p, q : floats with 0 <= q < p <= 1.
     rng : numpy.random.Generator (keyword-only, required).
-    size : None or int, the number of independent surveys.
+    size : None, int or tuple, the number (shape) of independent surveys.
 
     Returns
     -------
@@ -427,11 +456,11 @@ def unary_perturb_counts(counts, p, q, *, rng, size=None):
     >>> unary_perturb_counts([6_000_000, 4_000_000], 0.5, 0.1, rng=make_rng(5)).shape
     (2,)
     """
-    c = _check_counts(counts)
+    c = check_count_array(counts)
     p, q = _check_pq(p, q)
     rng = check_rng(rng)
-    size = _check_size(size)
-    shape = None if size is None else (size, c.size)
+    size = check_size(size)
+    shape = None if size is None else (*size, c.size)
     return _like(counts, rng.binomial(c, p, size=shape) + rng.binomial(c.sum() - c, q, size=shape))
 
 
@@ -444,6 +473,10 @@ def unary_epsilon(p, q):
     --------
     >>> unary_epsilon(0.75, 0.25) == math.log(9)
     True
+
+    Privacy: the LDP level of ``unary_perturb(bits, p, q)`` for one-hot inputs.
+
+    Defined in: chapters/05_local_dp.ipynb
     """
     p, q = _check_pq(p, q, finite_epsilon=True)
     return math.log(p * (1 - q) / ((1 - p) * q))
@@ -465,10 +498,10 @@ def unary_aggregate(reports, p, q, domain=None):
     >>> unary_aggregate([[1, 0], [1, 1]], 0.75, 0.25, domain=["a", "b"]).tolist()
     [3.0, 1.0]
     """
-    r = _as_bool(reports, "reports", 2)
+    r = check_bool_array(reports, "reports", 2)
     totals = np.einsum("ij->j", r.view(np.uint8), dtype=np.int64)  # column sums; faster than r.sum(axis=0)
     if domain is not None:
-        index = _check_domain(domain)
+        index = check_domain(domain)
         if len(index) != r.shape[1]:
             raise ValueError(f"domain must have one value per column of reports ({r.shape[1]}), got {len(index)}")
         totals = pd.Series(totals, index=index)
@@ -482,6 +515,10 @@ def sue_params(epsilon):
     --------
     >>> sue_params(math.log(9))
     (0.75, 0.25)
+
+    Privacy: ``unary_perturb`` with these (p, q) is ε-LDP.
+
+    Defined in: chapters/05_local_dp.ipynb
     """
     eps = check_epsilon(epsilon)
     p = 1 / (1 + math.exp(-eps / 2))
@@ -495,6 +532,10 @@ def oue_params(epsilon):
     --------
     >>> [round(x, 12) for x in oue_params(math.log(9))]
     [0.5, 0.1]
+
+    Privacy: ``unary_perturb`` with these (p, q) is ε-LDP.
+
+    Defined in: chapters/05_local_dp.ipynb
     """
     eps = check_epsilon(epsilon)
     return 0.5, math.exp(-eps) / (1 + math.exp(-eps))
@@ -511,6 +552,10 @@ def unary_variance(n, p, q, count=None):
     --------
     >>> unary_variance(32561, 0.75, 0.25), round(unary_variance(32561, *oue_params(math.log(9))), 4)
     (24420.75, 18315.5625)
+
+    Privacy: none (a formula); the accuracy of the ε-LDP estimate.
+
+    Defined in: chapters/05_local_dp.ipynb
     """
     return _variance(n, *_check_pq(p, q), count)
 
@@ -532,11 +577,16 @@ def debias_counts(reported_counts, n, p, q):
     --------
     >>> debias_counts([30, 70], 100, 0.5, 0.1).tolist()
     [50.0, 150.0]
+
+    Defined in: chapters/05_local_dp.ipynb
     """
     n = check_int(n, "n", minimum=0)
     p, q = _check_pq(p, q)
     c = check_finite_array(reported_counts, "reported_counts")
-    est = (c - n * q) / (p - q)
+    with np.errstate(over="ignore"):
+        est = (c - n * q) / (p - q)
+    if not np.all(np.isfinite(est)):
+        raise ValueError(f"p - q is too small ({p - q:g}): the estimates are beyond float64")
     if isinstance(reported_counts, pd.Series):
         return pd.Series(est, index=reported_counts.index)
     if isinstance(reported_counts, pd.DataFrame):

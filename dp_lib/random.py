@@ -39,7 +39,22 @@ def make_rng(seed=None) -> np.random.Generator:
 def check_rng(rng) -> np.random.Generator:
     """Require a ``numpy.random.Generator`` and return it.
 
+    Parameters
+    ----------
+    rng : the object to check.
+
+    Returns
+    -------
+    the same ``numpy.random.Generator``.
+
     Privacy: refusing ints and ``None`` keeps noise of separate calls independent.
+
+    Defined in: chapters/01_laplace.ipynb
+
+    Examples
+    --------
+    >>> check_rng(make_rng(1)) is not None
+    True
     """
     if isinstance(rng, np.random.Generator):
         return rng

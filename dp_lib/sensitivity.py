@@ -14,9 +14,10 @@ import math
 
 import numpy as np
 
-from .noise import _scalar_or_array, open_uniform, sample_laplace
+from .noise import open_uniform, sample_laplace
 from .random import check_rng
-from .validation import check_delta, check_epsilon, check_finite_array, check_int, check_positive
+from .validation import (check_delta, check_epsilon, check_finite_array, check_int, check_positive,
+                         check_choice, check_size, scalar_or_array)
 
 __all__ = [
     "mean_local_sensitivity",
@@ -31,23 +32,6 @@ __all__ = [
     "smooth_sensitivity_mean",
     "smooth_mean",
 ]
-
-
-def _values(values, name="values", minimum=1):
-    arr = check_finite_array(values, name, ndim=1, allow_empty=False)
-    if arr.size < minimum:
-        raise ValueError(f"{name} must contain at least {minimum} records, got {arr.size}")
-    return arr
-
-
-def _size(size):
-    return None if size is None else check_int(size, "size", minimum=1)
-
-
-def _noise_kind(noise):
-    if noise not in ("laplace", "cauchy"):
-        raise ValueError(f"noise must be 'laplace' or 'cauchy', got {noise!r}")
-    return noise
 
 
 def mean_local_sensitivity(n, upper):
@@ -105,7 +89,7 @@ def mean_local_sensitivity_at(values, upper):
     10.0
     """
     u = check_positive(upper, "upper")
-    x = np.clip(_values(values, minimum=2), 0.0, u)
+    x = np.clip(check_finite_array(values, "values", ndim=1, min_size=2), 0.0, u)
     n, xbar = x.size, float(x.mean())
     return max(float(np.max(np.abs(x - xbar))) / (n - 1), max(xbar, u - xbar) / (n + 1))
 
@@ -147,12 +131,17 @@ def distance_to_high_sensitivity(n, upper, bound):
     if b >= u:
         return math.inf
 
-    def high(k):  # may a data set of n - k records have LS above the bound?
-        return k >= n or u / (n - k) > b
+    def high(m):  # may a data set of m records have LS above the bound? (m = 0: the empty data set)
+        return m == 0 or u / m > b
 
-    k0 = min(n - 1, max(0, math.floor(n - u / b) + 1))
-    # u / b is rounded, so the boundary may sit one step off k0: check three candidates
-    return next(k for k in (k0 - 1, k0, k0 + 1) if k >= 0 and high(k))
+    ratio = u / b
+    if not math.isfinite(ratio):  # every size m <= n is "high"
+        return 0
+    # the largest m <= n with u / m > b is ceil(u/b) - 1 up to the rounding of u / b: step down from above it
+    m = min(n, math.ceil(ratio) + 1)
+    while not high(m):  # at most three steps; integer arithmetic, so exact for any n
+        m -= 1
+    return n - m
 
 
 def ptr_threshold(epsilon, delta):
@@ -169,7 +158,10 @@ def ptr_threshold(epsilon, delta):
     >>> round(ptr_threshold(1.0, 1 / 32561**2), 2)
     20.78
     """
-    return math.log(1 / check_delta(delta)) / check_epsilon(epsilon)
+    threshold = -math.log(check_delta(delta)) / check_epsilon(epsilon)  # -ln δ: 1/δ overflows for tiny δ
+    if not math.isfinite(threshold):
+        raise ValueError(f"epsilon is too small for a finite threshold ln(1/delta)/epsilon, got {epsilon!r}")
+    return threshold
 
 
 def ptr_bottom_probability(distance, epsilon, delta, *, threshold=None):
@@ -198,7 +190,7 @@ def ptr_bottom_probability(distance, epsilon, delta, *, threshold=None):
     z = eps * (t - d)
     with np.errstate(over="ignore"):
         p = np.where(z < 0, 0.5 * np.exp(np.minimum(z, 0)), 1 - 0.5 * np.exp(-np.maximum(z, 0)))
-    return _scalar_or_array(p)
+    return scalar_or_array(p)
 
 
 def gs_mean(values, upper, epsilon, *, rng, size=None):
@@ -231,12 +223,12 @@ def gs_mean(values, upper, epsilon, *, rng, size=None):
     40.0
     """
     u = check_positive(upper, "upper")
-    x = np.clip(_values(values), 0.0, u)
+    x = np.clip(check_finite_array(values, "values", ndim=1, min_size=1), 0.0, u)
     eps = check_epsilon(epsilon)
-    size, rng = _size(size), check_rng(rng)
+    size, rng = check_size(size), check_rng(rng)
     noisy_sum = x.sum() + sample_laplace(2 * u / eps, size=size, rng=rng)
     noisy_count = x.size + sample_laplace(2 / eps, size=size, rng=rng)
-    return _scalar_or_array(noisy_sum / np.maximum(noisy_count, 1.0))
+    return scalar_or_array(noisy_sum / np.maximum(noisy_count, 1.0))
 
 
 def ptr_mean(values, upper, bound, epsilon, delta, *, rng, size=None):
@@ -277,11 +269,11 @@ def ptr_mean(values, upper, bound, epsilon, delta, *, rng, size=None):
     True
     """
     u = check_positive(upper, "upper")
-    x = np.clip(_values(values), 0.0, u)
+    x = np.clip(check_finite_array(values, "values", ndim=1, min_size=1), 0.0, u)
     b = check_positive(bound, "bound")
     eps = check_epsilon(epsilon)
     threshold = ptr_threshold(eps, delta)
-    size, rng = _size(size), check_rng(rng)
+    size, rng = check_size(size), check_rng(rng)
     gamma = distance_to_high_sensitivity(x.size, u, b)
     noisy_gamma = gamma + sample_laplace(1 / eps, size=size, rng=rng)
     if size is None:
@@ -304,7 +296,7 @@ def smooth_beta(epsilon, delta, noise="laplace"):
     0.03446
     """
     eps = check_epsilon(epsilon)
-    if _noise_kind(noise) == "cauchy":
+    if check_choice(noise, "noise", ("laplace", "cauchy")) == "cauchy":
         if check_delta(delta, allow_zero=True) != 0:
             raise ValueError(f"delta must be 0 for noise='cauchy' (pure ε-DP), got {delta!r}")
         return eps / 6
@@ -333,7 +325,11 @@ def log_smooth_sensitivity_terms(n, upper, beta, k):
     k = np.asarray(k)
     if not np.issubdtype(k.dtype, np.integer) or np.any(k < 0):
         raise ValueError("k must contain integers >= 0")
-    return _scalar_or_array(-b * k + math.log(u) - np.log(np.maximum(n - k, 1)))
+    k = k.astype(float)  # as floats: n - k on unsigned integers would wrap around
+    terms = -b * k + math.log(u) - np.log(np.maximum(float(n) - k, 1.0))
+    if not np.all(np.isfinite(terms)):
+        raise ValueError(f"beta * k must stay below 1.8e308, got beta={beta!r}")
+    return scalar_or_array(terms)
 
 
 def smooth_sensitivity_mean(n, upper, epsilon, delta, *, noise="laplace"):
@@ -404,11 +400,11 @@ def smooth_mean(values, upper, epsilon, delta, *, rng, noise="laplace", size=Non
     40.0
     """
     u = check_positive(upper, "upper")
-    x = np.clip(_values(values), 0.0, u)
+    x = np.clip(check_finite_array(values, "values", ndim=1, min_size=1), 0.0, u)
     eps = check_epsilon(epsilon)
     s = smooth_sensitivity_mean(x.size, u, eps, delta, noise=noise)
-    size, rng = _size(size), check_rng(rng)
+    size, rng = check_size(size), check_rng(rng)
     if noise == "laplace":
-        return _scalar_or_array(x.mean() + sample_laplace(2 * s / eps, size=size, rng=rng))
+        return scalar_or_array(x.mean() + sample_laplace(2 * s / eps, size=size, rng=rng))
     cauchy = np.tan(np.pi * (open_uniform(size, rng=rng) - 0.5))  # inverse CDF of Cauchy(0, 1)
-    return _scalar_or_array(x.mean() + 6 * s / eps * cauchy)
+    return scalar_or_array(x.mean() + 6 * s / eps * cauchy)

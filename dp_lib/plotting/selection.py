@@ -6,7 +6,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..data import load_adult
+from ..data import load_adult, marital_status_counts  # noqa: F401 (re-exported)
 from ..noise import laplace_pdf
 from ..random import make_rng
 from ..selection import (exponential_error_bound, exponential_mech, exponential_probabilities,
@@ -25,24 +25,6 @@ __all__ = [
 ]
 
 _MECH_COLORS = {"EM": OKABE_ITO["blue"], "PF": OKABE_ITO["green"], "RNM": OKABE_ITO["orange"]}
-
-
-@lru_cache(maxsize=1)
-def _marital_status_counts():
-    counts = load_adult()["Marital Status"].value_counts()
-    return tuple(counts.index), counts.to_numpy(dtype=float)
-
-
-def marital_status_counts():
-    """(categories, counts) of ``Marital Status`` in the Adult data, largest first; cached.
-
-    The 7 categories are public (the census codebook); the counts are the
-    private scores. Under add/remove-one neighbours they are monotone with Δ = 1.
-
-    Defined in: chapters/03_exponential_mechanism.ipynb
-    """
-    categories, counts = _marital_status_counts()
-    return list(categories), counts.copy()
 
 
 @book_style
