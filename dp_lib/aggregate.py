@@ -171,6 +171,6 @@ def sample_and_aggregate(values, f, k, lower, upper, epsilon, *, rng, keys=None,
     scale = (float(upper) - float(lower)) / answers.size / check_epsilon(epsilon)
     if not 0 < scale < math.inf:
         raise ValueError(f"epsilon must give a finite noise scale (upper - lower)/(k epsilon) > 0, got {epsilon!r}")
-    check_noise_range(scale, max(abs(float(lower)), abs(float(upper))))
+    check_noise_range(scale, max(abs(float(lower)), abs(float(upper))), name="epsilon, lower and upper")
     noise = sample_laplace(scale, size=check_size(size), rng=check_rng(rng))
     return scalar_or_array(answers.mean() + noise)

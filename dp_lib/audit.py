@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .random import check_rng
-from .validation import (check_bool, check_delta, check_epsilon, check_finite_array, check_int, check_probability,
+from .validation import (refuse_overflow, check_bool, check_delta, check_epsilon, check_finite_array, check_int, check_probability,
                          check_real)
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
 ]
 
 
+@refuse_overflow("count", "trials", "alpha")
 def clopper_pearson(count, trials, alpha):
     """One-sided Clopper–Pearson bounds (lower, upper) on a binomial probability.
 
@@ -205,7 +206,7 @@ def _describe(event) -> str:
 
 
 def _common(trials, confidence, delta, claimed_epsilon, rng):
-    n = check_int(trials, "trials", minimum=1)
+    n = check_int(trials, "trials", minimum=1, maximum=10**9)
     conf = check_probability(confidence, "confidence", low_open=True, high_open=True)
     dlt = check_delta(delta, allow_zero=True)
     claim = None if claimed_epsilon is None else check_epsilon(claimed_epsilon, "claimed_epsilon")

@@ -19,7 +19,7 @@ import pandas as pd
 from .mechanisms import laplace_mech, laplace_scale
 from .noise import check_noise_range, sample_laplace
 from .random import check_rng
-from .validation import (check_delta, check_domain, check_epsilon, check_finite_array, check_int, check_nonnegative,
+from .validation import (refuse_overflow, check_delta, check_domain, check_epsilon, check_finite_array, check_int, check_nonnegative,
                          check_positive, check_size, scalar_or_array)
 
 __all__ = [
@@ -174,6 +174,7 @@ def advanced_epsilon(epsilon, k, delta_prime):
     return scalar_or_array(total)
 
 
+@refuse_overflow("epsilon", "k", "delta_prime")
 def advanced_composition(epsilon, delta, k, delta_prime):
     """Total (ε', δ') of k adaptive (ε, δ)-DP mechanisms by advanced composition.
 
@@ -384,7 +385,7 @@ class PrivacyAccountant:
         """
         true_answer = check_finite_array(value, "value")
         scale = laplace_scale(sensitivity, epsilon)  # refuses a scale beyond float64
-        check_noise_range(scale, float(np.max(np.abs(true_answer), initial=0.0)))
+        check_noise_range(scale, float(np.max(np.abs(true_answer), initial=0.0)), name="sensitivity / epsilon")
         check_rng(rng)
         self.check_room([(epsilon, 0.0, label)])
         self.spend(epsilon, 0.0, label)
@@ -447,6 +448,7 @@ def parallel_histogram(data, column, epsilon, *, rng, domain=None, size=None):
     if shape is None:
         noisy = laplace_mech(true_counts, 1.0, eps, rng=rng)
         return pd.Series(noisy, index=pd.Index(bins, name=column), name="noisy count")
+    check_noise_range(laplace_scale(1.0, eps), len(data), name="epsilon")
     noisy = true_counts + sample_laplace(laplace_scale(1.0, eps), size=(*shape, len(bins)), rng=rng)
     if len(shape) != 1:
         return noisy

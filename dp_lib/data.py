@@ -40,6 +40,7 @@ _COLUMNS = [
     "Capital Gain", "Capital Loss", "Hours per week", "Country", "Target",
 ]
 _NUMERIC = ["Age", "fnlwgt", "Education-Num", "Capital Gain", "Capital Loss", "Hours per week"]
+_MAY_BE_MISSING = ("Workclass", "Occupation", "Country")  # "?" in the UCI file: missing by design
 _REBUILD = "rebuild it with `python data/make_adult_with_pii.py` from the repository root"
 
 
@@ -61,9 +62,10 @@ def _read_adult(path: Path, identity: tuple) -> pd.DataFrame:
             f"{_COLUMNS}, got {len(df)} rows with {list(df.columns)}; {_REBUILD}"
         )
     bad = [c for c in _NUMERIC if not pd.api.types.is_numeric_dtype(df[c]) or df[c].isna().any()]
+    bad += [c for c in _COLUMNS if c not in _MAY_BE_MISSING and c not in _NUMERIC and df[c].isna().any()]
     if bad:
-        raise ValueError(f"the Adult data file {path} is corrupted: columns {bad} must hold numbers with no "
-                         f"missing values (a cut-off last row or text in a number column); {_REBUILD}")
+        raise ValueError(f"the Adult data file {path} is corrupted: columns {bad} must hold numbers (or, for "
+                         f"text columns other than {list(_MAY_BE_MISSING)}, values) with no missing values (a cut-off last row or text in a number column); {_REBUILD}")
     return df
 
 

@@ -21,7 +21,7 @@ from .data import load_adult, ssn_numbers
 from .mechanisms import analytic_gaussian_sigma, laplace_mech
 from .noise import sample_laplace
 from .random import check_rng
-from .validation import (check_choice, check_delta, check_epsilon, check_finite_array, check_int, check_positive,
+from .validation import (check_choice, refuse_overflow, check_delta, check_epsilon, check_finite_array, check_int, check_positive,
                          check_probability, check_same_length)
 
 __all__ = [
@@ -214,6 +214,7 @@ def logistic_loss(theta, X, y):
     return loss
 
 
+@refuse_overflow("theta", "X", "y")
 def logistic_gradients(theta, X, y):
     """Per-example gradients of the logistic loss, an n × d array: row i is (σ(θ·xᵢ) - yᵢ) xᵢ.
 
@@ -233,6 +234,7 @@ def logistic_gradients(theta, X, y):
     return residual[:, None] * X
 
 
+@refuse_overflow("theta", "X", "y")
 def accuracy(theta, X, y):
     """Share of rows where the prediction 1{θ·x > 0} equals y; one value per row of a 2-d ``theta``.
 
@@ -298,6 +300,7 @@ def _clipped_sum(theta, X, y, bounds):
     return X.T @ r
 
 
+@refuse_overflow("theta", "X", "y", "clip_norm")
 def clipped_gradient_sum(theta, X, y, clip_norm):
     """Σᵢ clip(gᵢ, C): the sum of the per-example logistic gradients, each clipped to L2 norm ``clip_norm``.
 
@@ -308,7 +311,7 @@ def clipped_gradient_sum(theta, X, y, clip_norm):
     ----------
     theta : array of shape (d,), or (m, d) for m iterates at once.
     X : n × d array; y : n labels in {0, 1}.
-    clip_norm : float > 0, C.
+    clip_norm : float > 0, C; or None for the plain (unclipped) sum.
 
     Returns
     -------
@@ -325,7 +328,7 @@ def clipped_gradient_sum(theta, X, y, clip_norm):
     """
     X, y = _check_xy(X, y)
     theta = _check_theta(theta, X.shape[1])
-    bounds = _residual_bounds(X, check_positive(clip_norm, "clip_norm"))
+    bounds = _residual_bounds(X, None if clip_norm is None else check_positive(clip_norm, "clip_norm"))
     if theta.ndim == 1:
         return _clipped_sum(theta, X, y, bounds)
     return np.array([_clipped_sum(t, X, y, bounds) for t in theta])
@@ -357,7 +360,7 @@ def gradient_descent(X, y, iterations, *, learning_rate=4.0, clip_norm=None):
     (4, (2,))
     """
     X, y = _check_xy(X, y)
-    k = check_int(iterations, "iterations", minimum=1)
+    k = check_int(iterations, "iterations", minimum=1, maximum=10**6)
     eta = check_positive(learning_rate, "learning_rate")
     c = None if clip_norm is None else check_positive(clip_norm, "clip_norm")
     bounds, thetas = _residual_bounds(X, c), np.zeros((k + 1, X.shape[1]))
@@ -467,7 +470,7 @@ def noisy_gradient_descent(X, y, epsilon, delta, iterations, clip_norm, *, rng, 
     (1.0, 11)
     """
     X, y = _check_xy(X, y)
-    eps, k = check_epsilon(epsilon), check_int(iterations, "iterations", minimum=1)
+    eps, k = check_epsilon(epsilon), check_int(iterations, "iterations", minimum=1, maximum=10**6)
     c, eta = check_positive(clip_norm, "clip_norm"), check_positive(learning_rate, "learning_rate")
     rng = check_rng(rng)
     if accountant is not None and not isinstance(accountant, PrivacyAccountant):
@@ -487,7 +490,10 @@ def noisy_gradient_descent(X, y, epsilon, delta, iterations, clip_norm, *, rng, 
     for t in range(k):  # θ ← θ - η (Σᵢ clip(gᵢ, C) + noise) / ñ; each step is vectorised over the rows
         noise_vec = (rng.normal(0.0, sigma, size=X.shape[1]) if noise == "gaussian"
                      else sample_laplace(sigma / math.sqrt(2), size=X.shape[1], rng=rng))
-        thetas[t + 1] = thetas[t] - eta * (_clipped_sum(thetas[t], X, y, bounds) + noise_vec) / n_hat
+        with np.errstate(over="ignore", invalid="ignore"):
+            thetas[t + 1] = thetas[t] - eta * (_clipped_sum(thetas[t], X, y, bounds) + noise_vec) / n_hat
+    if not np.all(np.isfinite(thetas)):
+        raise ValueError(f"learning_rate is too large: theta left float64 (learning_rate={learning_rate!r})")
 
     if accountant is not None:
         accountant.spend_many([(e, dl, label) for _, label, e, dl in charges])

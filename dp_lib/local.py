@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .random import check_rng
-from .validation import (check_bool_array, check_count_array, check_domain, check_epsilon, check_finite_array, check_int,
+from .validation import (refuse_overflow, check_bool_array, check_count_array, check_domain, check_epsilon, check_finite_array, check_int,
                          check_probability, check_size)
 
 __all__ = [
@@ -168,6 +168,7 @@ def rr_estimate_count(responses, p):
     return float(debias_counts([np.count_nonzero(r)], r.size, p, 1 - p)[0])
 
 
+@refuse_overflow("n", "p")
 def rr_variance(n, p):
     """Variance n p(1-p)/(2p-1)**2 of ``rr_estimate_count`` (exact for any true count).
 
@@ -186,6 +187,7 @@ def rr_variance(n, p):
 
 # --- k-ary randomized response (direct encoding, GRR) -----------------------------------------
 
+@refuse_overflow("epsilon", "k")
 def krr_params(epsilon, k):
     """(p, q) of k-RR: keep w.p. p = e^ε/(e^ε+k-1); each other value w.p. q = 1/(e^ε+k-1).
 
@@ -298,9 +300,12 @@ def krr_estimate(reports, domain, epsilon):
     index = check_domain(domain, minimum=2)
     pos = _positions(reports, index)
     p, q = krr_params(epsilon, len(index))
+    if not p > q:
+        raise ValueError(f"epsilon is too small to estimate anything: p and q are equal in float64, got {epsilon!r}")
     return debias_counts(pd.Series(np.bincount(pos, minlength=len(index)), index=index), pos.size, p, q)
 
 
+@refuse_overflow("n", "k", "epsilon")
 def krr_variance(n, k, epsilon, count=None):
     """Variance of ``krr_estimate`` for one value: n (e^ε+k-2)/(e^ε-1)**2 [+ c(1-p-q)/(p-q)].
 
@@ -464,6 +469,7 @@ def unary_perturb_counts(counts, p, q, *, rng, size=None):
     return _like(counts, rng.binomial(c, p, size=shape) + rng.binomial(c.sum() - c, q, size=shape))
 
 
+@refuse_overflow("p", "q")
 def unary_epsilon(p, q):
     """ε = ln(p(1-q) / ((1-p) q)) of unary encoding with parameters (p, q).
 
@@ -541,6 +547,7 @@ def oue_params(epsilon):
     return 0.5, math.exp(-eps) / (1 + math.exp(-eps))
 
 
+@refuse_overflow("n", "p", "q")
 def unary_variance(n, p, q, count=None):
     """Variance of one estimated count: n q(1-q)/(p-q)**2 [+ c(1-p-q)/(p-q)].
 
@@ -560,6 +567,7 @@ def unary_variance(n, p, q, count=None):
     return _variance(n, *_check_pq(p, q), count)
 
 
+@refuse_overflow("reported_counts", "n", "p", "q")
 def debias_counts(reported_counts, n, p, q):
     """Unbiased true counts (C - n q)/(p - q) from reported counts C of a pure protocol.
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from .noise import check_noise_range, sample_laplace
 from .random import check_rng
-from .validation import check_choice, check_delta, check_epsilon, check_finite_array, check_positive, scalar_or_array
+from .validation import refuse_overflow, check_choice, check_delta, check_epsilon, check_finite_array, check_positive, scalar_or_array
 
 __all__ = [
     "laplace_scale",
@@ -75,7 +75,7 @@ def laplace_mech(value, sensitivity, epsilon, *, rng):
     """
     true_answer = check_finite_array(value, "value")
     b = laplace_scale(sensitivity, epsilon)
-    check_noise_range(b, float(np.max(np.abs(true_answer), initial=0.0)))
+    check_noise_range(b, float(np.max(np.abs(true_answer), initial=0.0)), name="sensitivity / epsilon")
     noise = sample_laplace(b, size=true_answer.shape or None, rng=check_rng(rng))
     return scalar_or_array(true_answer + noise)
 
@@ -111,6 +111,7 @@ def gaussian_sigma(sensitivity, epsilon, delta):
     return sigma
 
 
+@refuse_overflow("sigma", "sensitivity", "epsilon")
 def gaussian_delta(sigma, sensitivity, epsilon):
     """Exact δ of N(0, σ²) noise at ε (Balle & Wang 2018, Thm 8).
 
@@ -154,8 +155,13 @@ def analytic_gaussian_sigma(sensitivity, epsilon, delta):
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta)
     lo, hi = 1e-3 * d2 / eps, d2 / eps
+    if not (1e-290 < lo and hi < 1e290):
+        raise ValueError(f"sensitivity / epsilon must be in (1e-287, 1e290) for a representable sigma, got "
+                         f"sensitivity={sensitivity!r}, epsilon={epsilon!r}")
     while gaussian_delta(hi, d2, eps) > dlt:  # doubles at most ~60 times for any δ > 1e-300
         lo, hi = hi, 2 * hi
+        if hi > 1e300:
+            raise ValueError(f"epsilon and delta need a sigma beyond float64, got epsilon={epsilon!r}, delta={delta!r}")
     while gaussian_delta(lo, d2, eps) <= dlt:
         lo, hi = lo / 2, lo
     while hi / lo > 1 + 1e-12:
@@ -201,6 +207,7 @@ def gaussian_mech(value, sensitivity, epsilon, delta, *, rng, calibration="analy
     return scalar_or_array(true_answer + noise)
 
 
+@refuse_overflow("true", "private")
 def pct_error(true, private):
     """Percent error 100 |private - true| / |true|, elementwise.
 

@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from .random import check_rng
-from .validation import check_finite_array, check_positive, check_real, check_size, scalar_or_array
+from .validation import refuse_overflow, check_finite_array, check_positive, check_real, check_size, scalar_or_array
 
 __all__ = [
     "laplace_pdf",
@@ -27,7 +27,7 @@ _UNIFORM_BITS = 52  # (k + 1/2) / 2**52 is exact in float64 and never 0 or 1
 MAX_LAPLACE_DRAW = _UNIFORM_BITS * math.log(2)  # |ln(2u)| <= 52 ln 2 ≈ 36.04 on the open_uniform grid
 
 
-def check_noise_range(scale, loc=0.0):
+def check_noise_range(scale, loc=0.0, *, name="scale"):
     """Refuse a Laplace ``scale`` and centre ``loc`` whose draws could overflow float64.
 
     ``sample_laplace`` returns loc ± scale |ln(2u)| with |ln(2u)| <= 52 ln 2, so
@@ -38,6 +38,7 @@ def check_noise_range(scale, loc=0.0):
     Parameters
     ----------
     scale : float > 0.  loc : finite float (a true answer, for a mechanism).
+    name : the parameters that set ``scale``, for the message (e.g. "sensitivity / epsilon").
 
     Returns
     -------
@@ -53,14 +54,19 @@ def check_noise_range(scale, loc=0.0):
     >>> try:
     ...     check_noise_range(1e307)
     ... except ValueError as err:
-    ...     print(str(err)[:24])
-    scale is too large: Lap(
+    ...     print(str(err)[:26])
+    scale gives a noise scale 
     """
-    if not math.isfinite(abs(loc) + MAX_LAPLACE_DRAW * scale):
-        raise ValueError(f"scale is too large: Lap({scale:g}) noise around {loc:g} can overflow float64 "
-                         "(|loc| + 36.04 scale must stay below 1.8e308)")
+    try:
+        scale, loc = check_real(scale, "scale"), check_real(loc, "loc")
+    except ValueError:
+        scale, loc = math.inf, math.nan  # refused below, naming ``name``
+    if not (0 < scale < math.inf and math.isfinite(abs(loc) + MAX_LAPLACE_DRAW * scale)):
+        raise ValueError(f"{name} gives a noise scale {scale:g} outside (0, inf) or large enough for Lap({scale:g}) "
+                         f"noise around {loc!r:.12} to overflow float64 (|loc| + 36.04 scale must stay below 1.8e308)")
 
 
+@refuse_overflow("x", "loc", "scale")
 def laplace_pdf(x, loc=0.0, scale=1.0):
     """Density of Lap(loc, scale): exp(-|x - loc| / scale) / (2 scale).
 
@@ -89,6 +95,7 @@ def laplace_pdf(x, loc=0.0, scale=1.0):
     return scalar_or_array(np.exp(-np.abs(x - loc) / b) / (2 * b))
 
 
+@refuse_overflow("x", "loc", "scale")
 def laplace_cdf(x, loc=0.0, scale=1.0):
     """CDF of Lap(loc, scale): 1/2 e^{(x-loc)/b} below loc, 1 - 1/2 e^{-(x-loc)/b} above.
 
@@ -144,6 +151,7 @@ def _inverse_cdf(u, loc, b):
     return loc + b * np.where(below, t, -t)
 
 
+@refuse_overflow("scale")
 def laplace_variance(scale):
     """Variance of Lap(loc, scale): 2 scale**2.
 

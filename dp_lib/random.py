@@ -33,6 +33,14 @@ def make_rng(seed=None) -> np.random.Generator:
     """
     if isinstance(seed, np.random.Generator):
         raise ValueError("seed must be an int, a SeedSequence or None; you passed a Generator, use it directly as rng")
+    def natural(x):
+        return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) and x >= 0
+
+    ok = seed is None or isinstance(seed, np.random.SeedSequence) or natural(seed) or (
+        isinstance(seed, (list, tuple)) and len(seed) > 0 and all(natural(x) for x in seed))
+    if not ok:
+        raise ValueError("seed must be an int >= 0, a list of them, a numpy.random.SeedSequence or None, "
+                         f"got {seed!r:.40}")
     return np.random.default_rng(seed)
 
 

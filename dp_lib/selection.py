@@ -16,7 +16,7 @@ import numpy as np
 
 from .noise import open_uniform, sample_laplace
 from .random import check_rng
-from .validation import (check_bool, check_choice, check_domain, check_epsilon, check_finite_array, check_int,
+from .validation import (refuse_overflow, check_bool, check_choice, check_domain, check_epsilon, check_finite_array, check_int,
                          check_positive, check_same_length, check_size, scalar_or_array)
 
 __all__ = [
@@ -154,6 +154,7 @@ def exponential_mech(candidates, scores, sensitivity, epsilon, *, rng, monotone=
     return _pick(cands, idx, size)
 
 
+@refuse_overflow("n_candidates", "sensitivity", "epsilon", "t")
 def exponential_error_bound(n_candidates, sensitivity, epsilon, t, *, n_optimal=1, monotone=False):
     """Utility bound of the exponential mechanism: error ≤ (2Δ/ε)(ln(|R|/|R_OPT|) + t) w.p. ≥ 1 - e^-t.
 
@@ -196,6 +197,7 @@ def noisy_max_scale(sensitivity, epsilon, *, monotone=False):
     return 1.0 / _rate(sensitivity, epsilon, monotone)
 
 
+@refuse_overflow("gap", "scale")
 def laplace_noisy_max_win_probability(gap, scale):
     """Pr[A is released] by noisy max over two candidates A, B with iid Lap(scale) noise.
 

@@ -14,9 +14,9 @@ import math
 
 import numpy as np
 
-from .noise import open_uniform, sample_laplace
+from .noise import MAX_LAPLACE_DRAW, check_noise_range, open_uniform, sample_laplace
 from .random import check_rng
-from .validation import (check_delta, check_epsilon, check_finite_array, check_int, check_positive,
+from .validation import (refuse_overflow, check_delta, check_epsilon, check_finite_array, check_int, check_positive,
                          check_choice, check_size, scalar_or_array)
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
 ]
 
 
+@refuse_overflow("n", "upper")
 def mean_local_sensitivity(n, upper):
     """Largest local sensitivity of the mean over all data sets of n values in [0, upper]: upper / n.
 
@@ -62,6 +63,7 @@ def mean_local_sensitivity(n, upper):
     return check_positive(upper, "upper") / check_int(n, "n", minimum=1)
 
 
+@refuse_overflow("values", "upper")
 def mean_local_sensitivity_at(values, upper):
     """Exact local sensitivity of the mean at ``values`` (clipped to [0, upper]).
 
@@ -164,6 +166,7 @@ def ptr_threshold(epsilon, delta):
     return threshold
 
 
+@refuse_overflow("distance", "epsilon", "delta")
 def ptr_bottom_probability(distance, epsilon, delta, *, threshold=None):
     """P[⊥] = P[distance + Lap(1/ε) <= T], with T = ptr_threshold(ε, δ) unless ``threshold`` is given.
 
@@ -184,7 +187,10 @@ def ptr_bottom_probability(distance, epsilon, delta, *, threshold=None):
     """
     eps = check_epsilon(epsilon)
     t = ptr_threshold(eps, delta) if threshold is None else check_positive(threshold, "threshold")
-    d = np.asarray(distance, dtype=float)
+    d = np.asarray(distance)
+    if d.dtype.kind not in "iuf":
+        raise ValueError("distance must contain numbers >= 0 (inf allowed)")
+    d = d.astype(float)
     if np.any(np.isnan(d) | (d < 0)):
         raise ValueError("distance must contain numbers >= 0 (inf allowed)")
     z = eps * (t - d)
@@ -226,6 +232,8 @@ def gs_mean(values, upper, epsilon, *, rng, size=None):
     x = np.clip(check_finite_array(values, "values", ndim=1, min_size=1), 0.0, u)
     eps = check_epsilon(epsilon)
     size, rng = check_size(size), check_rng(rng)
+    check_noise_range(2 * u / eps, x.sum(), name="upper / epsilon")
+    check_noise_range(2 / eps, x.size, name="epsilon")
     noisy_sum = x.sum() + sample_laplace(2 * u / eps, size=size, rng=rng)
     noisy_count = x.size + sample_laplace(2 / eps, size=size, rng=rng)
     return scalar_or_array(noisy_sum / np.maximum(noisy_count, 1.0))
@@ -275,6 +283,8 @@ def ptr_mean(values, upper, bound, epsilon, delta, *, rng, size=None):
     threshold = ptr_threshold(eps, delta)
     size, rng = check_size(size), check_rng(rng)
     gamma = distance_to_high_sensitivity(x.size, u, b)
+    check_noise_range(1 / eps, x.size, name="epsilon")
+    check_noise_range(b / eps, u, name="bound / epsilon")
     noisy_gamma = gamma + sample_laplace(1 / eps, size=size, rng=rng)
     if size is None:
         return None if noisy_gamma <= threshold else float(x.mean() + sample_laplace(b / eps, rng=rng))
@@ -282,6 +292,7 @@ def ptr_mean(values, upper, bound, epsilon, delta, *, rng, size=None):
     return np.where(noisy_gamma > threshold, release, np.nan)
 
 
+@refuse_overflow("epsilon", "delta")
 def smooth_beta(epsilon, delta, noise="laplace"):
     """Smoothness β of NRS07: ε / (2 ln(2/δ)) for Laplace noise, ε/6 for Cauchy (pass delta=0).
 
@@ -303,6 +314,7 @@ def smooth_beta(epsilon, delta, noise="laplace"):
     return eps / (2 * math.log(2 / check_delta(delta)))
 
 
+@refuse_overflow("n", "upper", "beta", "k")
 def log_smooth_sensitivity_terms(n, upper, beta, k):
     """ln( e^{-βk} A(k) ) with A(k) = upper / max(n - k, 1), elementwise over the integers ``k`` >= 0.
 
@@ -332,6 +344,7 @@ def log_smooth_sensitivity_terms(n, upper, beta, k):
     return scalar_or_array(terms)
 
 
+@refuse_overflow("n", "upper", "epsilon", "delta")
 def smooth_sensitivity_mean(n, upper, epsilon, delta, *, noise="laplace"):
     """β-smooth sensitivity S = max over k >= 0 of e^{-βk} A(k) for the mean, A(k) = upper/max(n - k, 1).
 
@@ -404,6 +417,7 @@ def smooth_mean(values, upper, epsilon, delta, *, rng, noise="laplace", size=Non
     eps = check_epsilon(epsilon)
     s = smooth_sensitivity_mean(x.size, u, eps, delta, noise=noise)
     size, rng = check_size(size), check_rng(rng)
+    check_noise_range((2 if noise == "laplace" else 6 * 2.9e15 / MAX_LAPLACE_DRAW) * s / eps, u, name="upper / epsilon")
     if noise == "laplace":
         return scalar_or_array(x.mean() + sample_laplace(2 * s / eps, size=size, rng=rng))
     cauchy = np.tan(np.pi * (open_uniform(size, rng=rng) - 0.5))  # inverse CDF of Cauchy(0, 1)

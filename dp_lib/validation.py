@@ -43,7 +43,12 @@ __all__ = [
     "check_same_length",
     "check_nonempty",
     "scalar_or_array",
+    "refuse_overflow",
+    "MAX_INT",
 ]
+
+#: Integers above 2**53 are not exact as float64, and every formula here works in float64: they are refused.
+MAX_INT = 2**53
 
 
 def check_real(value, name: str, *, minimum: float | None = None, maximum: float | None = None) -> float:
@@ -118,9 +123,10 @@ def check_int(value, name: str, *, minimum: int | None = None, maximum: int | No
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Integral, np.integer)):
         raise ValueError(f"{name} must be an integer, got {value!r}")
     k = int(value)
-    if (minimum is not None and k < minimum) or (maximum is not None and k > maximum):
+    maximum = MAX_INT if maximum is None else min(maximum, MAX_INT)
+    if (minimum is not None and k < minimum) or k > maximum:
         low = "-inf" if minimum is None else str(minimum)
-        high = "inf" if maximum is None else str(maximum)
+        high = "2**53" if maximum == MAX_INT else str(maximum)
         raise ValueError(f"{name} must be an integer in [{low}, {high}], got {value!r}")
     return k
 
@@ -247,6 +253,41 @@ def check_same_length(a, b, name_a: str, name_b: str) -> None:
     """Require two sequences of equal length."""
     if len(a) != len(b):
         raise ValueError(f"{name_a} and {name_b} must have the same length, got {len(a)} and {len(b)}")
+
+
+def refuse_overflow(*names):
+    """Decorator: a result beyond float64 (inf/NaN, OverflowError, ZeroDivisionError) becomes a ValueError naming ``names``.
+
+    For formulas whose exact value can exceed float64 at extreme but valid
+    arguments: the caller gets a ValueError naming the parameters to change,
+    never an ``inf`` or an arithmetic exception.
+    """
+    import functools
+
+    def decorate(func):
+        @functools.wraps(func)
+        def guarded(*args, **kwargs):
+            try:
+                with np.errstate(over="ignore", divide="ignore", invalid="ignore", under="ignore"):
+                    out = func(*args, **kwargs)
+            except (OverflowError, ZeroDivisionError) as err:
+                raise ValueError(f"{', '.join(names)}: the result is beyond float64 ({err}); use less extreme "
+                                 "values") from None
+            if not _all_finite(out):
+                raise ValueError(f"{', '.join(names)}: the result is beyond float64 (inf or NaN); use less extreme "
+                                 "values")
+            return out
+        return guarded
+    return decorate
+
+
+def _all_finite(out) -> bool:
+    if isinstance(out, tuple):
+        return all(_all_finite(o) for o in out)
+    if isinstance(out, (pd.Series, pd.DataFrame)):
+        out = out.to_numpy()
+    arr = np.asarray(out)
+    return arr.dtype.kind not in "fc" or bool(np.all(np.isfinite(arr)))
 
 
 def scalar_or_array(x):

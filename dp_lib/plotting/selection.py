@@ -44,7 +44,7 @@ def plot_selection_distributions(epsilon=0.0002, seed=2024, n_draws=10_000):
         n_draws = check_int(n_draws, "n_draws", minimum=1)
     except ValueError as err:
         return message_figure(f"Cannot draw this setting: {err}")
-    categories, counts = _marital_status_counts()
+    categories, counts = marital_status_counts()
     best = counts.max()
     rnm = report_noisy_max(np.arange(counts.size), counts, 1.0, eps, rng=make_rng(seed),
                            monotone=True, size=n_draws)
