@@ -312,12 +312,12 @@ class PrivacyAccountant:
         """
         self.spend_many([(epsilon, delta, label)])
 
-    def check_room(self, charges):
+    def check_room(self, charges, what=None):
         """Check a list of charges (epsilon, delta[, label]) against the remaining budget, recording nothing.
 
         Returns the checked charges as (label, epsilon, delta) triples; raises
         ``ValueError`` for a bad charge or ``BudgetExceededError`` when their sum
-        would exceed the budget.
+        would exceed the budget. ``what`` names the caller in that message.
 
         Examples
         --------
@@ -340,6 +340,11 @@ class PrivacyAccountant:
             over.append(f"epsilon {new_eps:.6g} > budget {self.epsilon_budget:.6g}")
         if new_dlt > self.delta_budget * (1 + self.REL_TOL):
             over.append(f"delta {new_dlt:.6g} > budget {self.delta_budget:.6g}")
+        if over and what is not None:
+            need_eps, need_dlt = _total([c[1] for c in checked], "epsilon"), _total([c[2] for c in checked], "delta")
+            raise BudgetExceededError(
+                f"{what} needs (epsilon={need_eps:g}, delta={need_dlt:g}) but the accountant has (epsilon, delta) = "
+                "({:.6g}, {:.6g}) left; nothing was recorded".format(*self.remaining))
         if over:
             what = (f"charge {checked[0][0]!r} of (epsilon={checked[0][1]:g}, delta={checked[0][2]:g})"
                     if len(checked) == 1 else f"{len(checked)} charges")

@@ -483,7 +483,7 @@ def noisy_gradient_descent(X, y, epsilon, delta, iterations, clip_norm, *, rng, 
     sigma = _step_sigma(budget, c, X.shape[1], noise)
     charges = _charges(budget, k, eps_count, eps - eps_count, public_n is None)  # (step, label, ε, δ): all known before any noise
     if accountant is not None:
-        accountant.check_room([(e, dl, label) for _, label, e, dl in charges])  # refuses, recording nothing
+        accountant.check_room([(e, dl, label) for _, label, e, dl in charges], "noisy_gradient_descent")  # records nothing
     n_hat = float(public_n) if public_n is not None else max(laplace_mech(float(len(y)), 1.0, eps_count, rng=rng), 1.0)
 
     bounds, thetas = _residual_bounds(X, c), np.zeros((k + 1, X.shape[1]))
