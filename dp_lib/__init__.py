@@ -8,7 +8,8 @@ Modules are split by topic, and every public name is re-exported here:
 - ``composition``: sequential, parallel and advanced composition; the budget accountant
 - ``data``: ``load_adult``, the Adult census data with fake identifiers
 - ``selection``: private selection: exponential mechanism, report noisy max, permute-and-flip
-- ``local``: local DP: randomized response, k-ary RR, unary encoding (SUE/OUE)
+- ``local``: local DP: randomized response, k-ary RR
+- ``unary``: local DP by unary encoding (SUE/OUE), streamed surveys, and the shared debiasing estimator
 - ``sensitivity``: local sensitivity, propose-test-release, smooth sensitivity
 - ``aggregate``: sample-and-aggregate over a per-record hash partition
 - ``learning``: logistic regression by noisy gradient descent: clipping, per-iteration noise, composition
@@ -31,11 +32,12 @@ from .noise import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
 from .sensitivity import *  # noqa: F401,F403
+from .unary import *  # noqa: F401,F403
 from . import (aggregate, audit, composition, data, learning, local, mechanisms, noise,  # noqa: E402
-               random, selection, sensitivity, validation)
+               random, selection, sensitivity, unary, validation)
 
 __all__ = [*aggregate.__all__, *audit.__all__, *composition.__all__, *data.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__,
-           *random.__all__, *selection.__all__, *sensitivity.__all__]
+           *random.__all__, *selection.__all__, *sensitivity.__all__, *unary.__all__]
 
 __version__ = "0.2.0"
 

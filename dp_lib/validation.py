@@ -42,7 +42,10 @@ __all__ = [
     "check_domain",
     "check_same_length",
     "check_nonempty",
+    "check_pq",
+    "domain_positions",
     "scalar_or_array",
+    "label_like",
     "refuse_overflow",
     "MAX_INT",
 ]
@@ -288,6 +291,40 @@ def _all_finite(out) -> bool:
         out = out.to_numpy()
     arr = np.asarray(out)
     return arr.dtype.kind not in "fc" or bool(np.all(np.isfinite(arr)))
+
+
+def check_pq(p, q, *, finite_epsilon: bool = False) -> tuple[float, float]:
+    """Require 0 <= q < p <= 1 (the estimator is defined), or 0 < q < p < 1 (epsilon is finite).
+
+    p = 1 and q = 0 are the float limits of very large epsilon (e.g. ``krr_params(50, 3)``
+    rounds p to 1.0), so samplers and estimators accept them; ``unary_epsilon`` does not.
+    """
+    p = check_probability(p, "p", low_open=finite_epsilon, high_open=finite_epsilon)
+    q = check_probability(q, "q", low_open=finite_epsilon, high_open=finite_epsilon)
+    if p <= q:
+        raise ValueError(f"p must be greater than q, got p={p!r}, q={q!r}: with p <= q a report says "
+                         "nothing (p = q) or the opposite (p < q), and (C - nq)/(p - q) is undefined")
+    return p, q
+
+
+def domain_positions(values, index: pd.Index, name: str = "values") -> np.ndarray:
+    """Position of each value in a checked domain (``check_domain``); values outside the domain are refused."""
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-dimensional, got shape {arr.shape}")
+    pos = index.get_indexer(arr)
+    if np.any(pos < 0):
+        bad = arr[pos < 0][:3].tolist()
+        raise ValueError(f"{name} must lie in the domain; found {bad} (missing values must be dropped "
+                         "or given their own domain value first)")
+    return pos
+
+
+def label_like(counts, arr):
+    """Label ``arr`` (k or size x k) with the index of ``counts`` when that is a pandas Series (an output helper)."""
+    if not isinstance(counts, pd.Series) or arr.ndim > 2:
+        return arr
+    return pd.Series(arr, index=counts.index) if arr.ndim == 1 else pd.DataFrame(arr, columns=counts.index)
 
 
 def scalar_or_array(x):
