@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 
 from .random import check_rng
-from .validation import (refuse_overflow, check_bool, check_delta, check_epsilon, check_finite_array, check_int, check_probability,
-                         check_real)
+from .validation import (check_bool, check_delta, check_epsilon, check_finite_array, check_int, check_probability,
+                         check_real, refuse_overflow)
 
 __all__ = [
     "AuditResult",

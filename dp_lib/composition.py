@@ -19,8 +19,8 @@ import pandas as pd
 from .mechanisms import laplace_mech, laplace_scale
 from .noise import check_noise_range, sample_laplace
 from .random import check_rng
-from .validation import (refuse_overflow, check_delta, check_domain, check_epsilon, check_finite_array, check_int, check_nonnegative,
-                         check_positive, check_size, scalar_or_array)
+from .validation import (check_delta, check_domain, check_epsilon, check_finite_array, check_int, check_nonnegative,
+                         check_positive, check_size, refuse_overflow, scalar_or_array)
 
 __all__ = [
     "sequential_epsilon",

@@ -65,7 +65,8 @@ def _read_adult(path: Path, identity: tuple) -> pd.DataFrame:
     bad += [c for c in _COLUMNS if c not in _MAY_BE_MISSING and c not in _NUMERIC and df[c].isna().any()]
     if bad:
         raise ValueError(f"the Adult data file {path} is corrupted: columns {bad} must hold numbers (or, for "
-                         f"text columns other than {list(_MAY_BE_MISSING)}, values) with no missing values (a cut-off last row or text in a number column); {_REBUILD}")
+                         f"text columns other than {list(_MAY_BE_MISSING)}, values) with no missing values "
+                         f"(a cut-off last row or text in a number column); {_REBUILD}")
     return df
 
 

@@ -21,8 +21,8 @@ from .data import load_adult, ssn_numbers
 from .mechanisms import analytic_gaussian_sigma, laplace_mech
 from .noise import sample_laplace
 from .random import check_rng
-from .validation import (check_choice, refuse_overflow, check_delta, check_epsilon, check_finite_array, check_int, check_positive,
-                         check_probability, check_same_length)
+from .validation import (check_choice, check_delta, check_epsilon, check_finite_array, check_int, check_positive,
+                         check_probability, check_same_length, refuse_overflow)
 
 __all__ = [
     "NUMERIC_BOUNDS", "RELATIONSHIPS", "AdultFeatures", "holdout_mask", "adult_features", "clip_rows",
@@ -481,9 +481,9 @@ def noisy_gradient_descent(X, y, epsilon, delta, iterations, clip_norm, *, rng, 
         public_n, eps_count = check_int(public_n, "public_n", minimum=1), 0.0
     budget = iteration_budget(eps - eps_count, delta, k, noise=noise, composition=composition)
     sigma = _step_sigma(budget, c, X.shape[1], noise)
-    charges = _charges(budget, k, eps_count, eps - eps_count, public_n is None)  # (step, label, ε, δ): all known before any noise
+    charges = _charges(budget, k, eps_count, eps - eps_count, public_n is None)  # (step, label, ε, δ)
     if accountant is not None:
-        accountant.check_room([(e, dl, label) for _, label, e, dl in charges], "noisy_gradient_descent")  # records nothing
+        accountant.check_room([(e, dl, label) for _, label, e, dl in charges], "noisy_gradient_descent")
     n_hat = float(public_n) if public_n is not None else max(laplace_mech(float(len(y)), 1.0, eps_count, rng=rng), 1.0)
 
     bounds, thetas = _residual_bounds(X, c), np.zeros((k + 1, X.shape[1]))

@@ -13,7 +13,8 @@ import numpy as np
 
 from .noise import check_noise_range, sample_laplace
 from .random import check_rng
-from .validation import refuse_overflow, check_choice, check_delta, check_epsilon, check_finite_array, check_positive, scalar_or_array
+from .validation import (check_choice, check_delta, check_epsilon, check_finite_array, check_positive, refuse_overflow,
+                         scalar_or_array)
 
 __all__ = [
     "laplace_scale",

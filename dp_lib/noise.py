@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from .random import check_rng
-from .validation import refuse_overflow, check_finite_array, check_positive, check_real, check_size, scalar_or_array
+from .validation import check_finite_array, check_positive, check_real, check_size, refuse_overflow, scalar_or_array
 
 __all__ = [
     "laplace_pdf",

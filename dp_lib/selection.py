@@ -16,8 +16,8 @@ import numpy as np
 
 from .noise import open_uniform, sample_laplace
 from .random import check_rng
-from .validation import (refuse_overflow, check_bool, check_choice, check_domain, check_epsilon, check_finite_array, check_int,
-                         check_positive, check_same_length, check_size, scalar_or_array)
+from .validation import (check_bool, check_choice, check_domain, check_epsilon, check_finite_array, check_int,
+                         check_positive, check_same_length, check_size, refuse_overflow, scalar_or_array)
 
 __all__ = [
     "exponential_probabilities",
@@ -50,7 +50,7 @@ def _check_scores(scores) -> np.ndarray:
 
 def _check_selection(candidates, scores):
     """Validate candidates against scores; return (scores array, candidates as a list)."""
-    check_domain(candidates, "candidates")
+    check_domain(candidates, "candidates", as_index=False)
     u = _check_scores(scores)
     check_same_length(candidates, u, "candidates", "scores")
     return u, list(candidates)

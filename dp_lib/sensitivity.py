@@ -16,8 +16,8 @@ import numpy as np
 
 from .noise import MAX_LAPLACE_DRAW, check_noise_range, open_uniform, sample_laplace
 from .random import check_rng
-from .validation import (refuse_overflow, check_delta, check_epsilon, check_finite_array, check_int, check_positive,
-                         check_choice, check_size, scalar_or_array)
+from .validation import (check_choice, check_delta, check_epsilon, check_finite_array, check_int, check_positive,
+                         check_size, refuse_overflow, scalar_or_array)
 
 __all__ = [
     "mean_local_sensitivity",

@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from .random import check_rng
-from .validation import (check_bool_array, check_count_array, check_domain, check_epsilon, check_finite_array, check_int,
-                         check_pq, check_size, domain_positions, label_like, refuse_overflow)
+from .validation import (check_bool_array, check_count_array, check_domain, check_epsilon, check_finite_array,
+                         check_int, check_pq, check_size, domain_positions, label_like, refuse_overflow)
 
 __all__ = [
     "unary_encode", "unary_perturb", "unary_reported_counts", "unary_perturb_counts", "unary_epsilon",

@@ -56,6 +56,8 @@ MAX_INT = 2**53
 
 def check_real(value, name: str, *, minimum: float | None = None, maximum: float | None = None) -> float:
     """Require a finite real number (not a bool, string or array) in [minimum, maximum]; return it as a float."""
+    if type(value) is float and minimum is None and maximum is None and math.isfinite(value):
+        return value  # the common case, without the abstract-base-class checks below
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.number)) or isinstance(
             value, np.complexfloating):
         raise ValueError(f"{name} must be a real number, got {value!r}")
@@ -184,7 +186,7 @@ def check_finite_array(values, name: str, *, ndim: int | None = None, allow_empt
         raise ValueError(f"{name} must be numeric (an array of finite real numbers, not booleans or strings), "
                          f"got dtype {raw.dtype}")
     with np.errstate(over="ignore"):
-        arr = raw.astype(float)
+        arr = raw if raw.dtype == np.float64 else raw.astype(float)  # no copy for float64 input
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must be a {ndim}-dimensional array, got shape {arr.shape}")
     if (not allow_empty or min_size > 0) and arr.size < max(min_size, 1):
@@ -215,15 +217,30 @@ def check_count_array(values, name: str = "counts") -> np.ndarray:
     return c.astype(np.int64)
 
 
-def check_domain(domain, name: str = "domain", *, minimum: int = 1) -> pd.Index:
+def check_domain(domain, name: str = "domain", *, minimum: int = 1, as_index: bool = True):
     """A public domain or candidate list: >= ``minimum`` distinct hashable values, as a pandas Index.
 
     A string is refused (it would be read as a list of characters), as are
     sets (no fixed order) and missing values (NaN/None cannot be told apart).
+    With ``as_index=False`` a short list or tuple is checked with a Python set
+    (faster for the few candidates of a selection) and returned as it is.
     """
     if isinstance(domain, (str, bytes, set, frozenset, dict)) or not hasattr(domain, "__len__") or (
             isinstance(domain, (np.ndarray, pd.DataFrame)) and domain.ndim != 1):
         raise ValueError(f"{name} must be a sequence (list, tuple, array or Index) of values, got {domain!r:.80}")
+    if not as_index and isinstance(domain, (list, tuple)) and len(domain) <= 1000:
+        try:
+            distinct = len(set(domain))
+        except TypeError:
+            raise ValueError(f"{name} must contain hashable values") from None
+        if len(domain) < minimum:
+            raise ValueError(f"{name} must not be empty" if minimum == 1 and len(domain) == 0 else
+                             f"{name} must have at least {minimum} value(s), got {len(domain)}")
+        if any(v is None or (isinstance(v, float) and v != v) for v in domain):
+            raise ValueError(f"{name} must not contain missing values (NaN or None)")
+        if distinct != len(domain):
+            raise ValueError(f"{name} must not contain duplicates")
+        return domain
     try:
         index = domain if isinstance(domain, pd.Index) else pd.Index(list(domain), tupleize_cols=False)
     except TypeError:
@@ -259,7 +276,7 @@ def check_same_length(a, b, name_a: str, name_b: str) -> None:
 
 
 def refuse_overflow(*names):
-    """Decorator: a result beyond float64 (inf/NaN, OverflowError, ZeroDivisionError) becomes a ValueError naming ``names``.
+    """Decorator: a result beyond float64 (inf, NaN, OverflowError, ...) becomes a ValueError naming ``names``.
 
     For formulas whose exact value can exceed float64 at extreme but valid
     arguments: the caller gets a ValueError naming the parameters to change,
