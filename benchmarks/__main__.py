@@ -17,13 +17,14 @@ import numpy as np
 from . import report
 from .book import run_book
 from .families import run_mechanisms
+from .imports import imports_md, run_imports
 from .scale import N as N_SCALE
 from .scale import run_scale
 from .sliders import run_sliders
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ROOT = RESULTS.parents[1]
-SECTIONS = ("mechanisms", "sliders", "scale", "book")
+SECTIONS = ("imports", "mechanisms", "sliders", "scale", "book")
 
 
 def _log(text: str) -> None:
@@ -58,7 +59,10 @@ def main(argv=None) -> int:
     start, load_before = time.perf_counter(), os.getloadavg()
     _log(f"benchmarks: sections {', '.join(sections)}; os.cpu_count() = {os.cpu_count()}, "
          f"load average {load_before[0]:.1f}")
-    mech = sliders = scale = None
+    mech = sliders = scale = imports = None
+    if "imports" in sections:
+        _log("imports:")
+        imports = run_imports(log=_log)
     if "mechanisms" in sections:
         _log("mechanisms:")
         mech = run_mechanisms(rounds=args.rounds, log=_log)
@@ -84,6 +88,8 @@ def main(argv=None) -> int:
             "load_before": load_before, "load_after": os.getloadavg(), "seconds": time.perf_counter() - start,
             "rounds": args.rounds, "repeats": args.repeats, "n_scale": N_SCALE}
     text = report.markdown(meta, mech, sliders, scale, book)
+    if imports is not None:
+        text = text.rstrip("\n") + "\n" + "\n".join(imports_md(imports)) + "\n"
     print(text)
     if only:
         _log("partial run (--only): benchmarks/results/latest.md and latest.csv left as they are")

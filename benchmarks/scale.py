@@ -25,14 +25,14 @@ from pathlib import Path
 
 N = 10_000_000
 DOMAIN = 100
-CHUNK = 1_000_000  # respondents per step in the streamed unary-encoding case
+CHUNK = 100_000  # respondents per step of unary_reported_counts (its default)
 TARGET_GIB = 2.0
 ROOT = Path(__file__).resolve().parents[1]
 
 CASES = {
     "rr": "Randomized response, per respondent: randomized_response + rr_estimate_count",
-    "ue_oneshot": "Unary encoding, per respondent, one call each: unary_encode + unary_perturb + unary_aggregate",
-    "ue_streamed": f"Unary encoding, per respondent, the same three calls on chunks of {CHUNK:,} respondents",
+    "ue_streamed": f"Unary encoding, per respondent, streamed: unary_reported_counts (chunks of {CHUNK:,}) "
+                   "+ debias_counts",
     "ue_counts": "Unary encoding from the counts: bincount + unary_perturb_counts + debias_counts",
 }
 
@@ -55,15 +55,9 @@ def _mechanism(case, data, rng, np, dp):
         return dp.rr_estimate_count(dp.randomized_response(data, 0.75, rng=rng), 0.75)
     domain = list(range(DOMAIN))
     p, q = dp.sue_params(1.0)
-    if case == "ue_oneshot":
-        bits = dp.unary_encode(data, domain)
-        return dp.unary_aggregate(dp.unary_perturb(bits, p, q, rng=rng), p, q)
-    if case == "ue_streamed":
-        total = np.zeros(DOMAIN)
-        for start in range(0, data.size, CHUNK):
-            bits = dp.unary_encode(data[start:start + CHUNK], domain)
-            total += dp.unary_aggregate(dp.unary_perturb(bits, p, q, rng=rng), p, q)
-        return total  # the debiased estimate is linear in the counts: chunk estimates add up
+    if case == "ue_streamed":  # per-respondent unary_perturb on chunks; only the k totals are kept
+        totals = dp.unary_reported_counts(data, domain, p, q, rng=rng, chunk_size=CHUNK)
+        return dp.debias_counts(totals, data.size, p, q)
     if case == "ue_counts":
         counts = np.bincount(data, minlength=DOMAIN)
         return dp.debias_counts(dp.unary_perturb_counts(counts, p, q, rng=rng), data.size, p, q)

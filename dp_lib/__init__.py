@@ -10,7 +10,8 @@ Modules are split by topic, and every public name is re-exported here:
 - ``data``: ``load_adult``, the Adult census data with fake identifiers
 - ``selection``: private selection: exponential mechanism, report noisy max, permute-and-flip
 - ``quantiles``: private quantiles by the exponential mechanism on a continuous range
-- ``local``: local DP: randomized response, k-ary RR, unary encoding (SUE/OUE)
+- ``local``: local DP: randomized response, k-ary RR
+- ``unary``: local DP by unary encoding (SUE/OUE), streamed surveys, and the shared debiasing estimator
 - ``sensitivity``: local sensitivity, propose-test-release, smooth sensitivity
 - ``aggregate``: sample-and-aggregate over a per-record hash partition
 - ``learning``: logistic regression by noisy gradient descent: clipping, per-iteration noise, composition
@@ -18,9 +19,9 @@ Modules are split by topic, and every public name is re-exported here:
 - ``svt``: the sparse vector technique: AboveThreshold, c positives, numeric SVT (the broken published variants: ``svt_broken``, not re-exported)
 - ``audit``: empirical auditing: a certified lower bound on ε from neighbouring inputs (Clopper–Pearson)
 - ``validation``: shared argument checks (``ValueError`` naming the parameter)
-- ``plotting``: the book's figures, in one colour-blind-safe style
 - ``attacks``: linkage, k-anonymity classes, reconstruction and membership-inference attacks
 - ``exact``: exact discrete Laplace/Gaussian samplers and mechanisms, snapping; ``floating``: the floating-point attack
+- ``plotting``: the book's figures, in one colour-blind-safe style (imported on first use)
 
 Every function that draws noise takes a keyword-only ``rng`` (a
 ``numpy.random.Generator``).
@@ -44,8 +45,18 @@ from .random import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
 from .sensitivity import *  # noqa: F401,F403
 from .svt import *  # noqa: F401,F403
-from . import (accounting, aggregate, attacks, audit, composition, data, dp_sgd, exact, floating, learning, local, mechanisms, noise, plotting, quantiles, random, selection, sensitivity, svt, validation)  # noqa: E402
+from .unary import *  # noqa: F401,F403
+from . import (accounting, aggregate, attacks, audit, composition, data, dp_sgd, exact, floating, learning, local, mechanisms, noise, quantiles, random, selection, sensitivity, svt, unary, validation)  # noqa: E402
 
-__all__ = [*accounting.__all__, *aggregate.__all__, *attacks.__all__, *audit.__all__, *composition.__all__, *data.__all__, *dp_sgd.__all__, *exact.__all__, *floating.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__, *quantiles.__all__, *random.__all__, *selection.__all__, *sensitivity.__all__, *svt.__all__]
+__all__ = [*accounting.__all__, *aggregate.__all__, *attacks.__all__, *audit.__all__, *composition.__all__, *data.__all__, *dp_sgd.__all__, *exact.__all__, *floating.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__, *quantiles.__all__, *random.__all__, *selection.__all__, *sensitivity.__all__, *svt.__all__, *unary.__all__]
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+
+
+def __getattr__(name):
+    """Import ``dp_lib.plotting`` (and with it matplotlib) on first use, so that ``import dp_lib`` stays fast."""
+    if name == "plotting":
+        import importlib
+
+        return importlib.import_module(".plotting", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

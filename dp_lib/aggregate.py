@@ -8,13 +8,14 @@ Defined beside the other Chapter 4 tools in ``dp_lib.sensitivity``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
-from .noise import _scalar_or_array, sample_laplace
+from .noise import check_noise_range, sample_laplace
 from .random import check_rng
-from .sensitivity import _size, _values
-from .validation import check_epsilon, check_finite_array, check_int
+from .validation import check_epsilon, check_finite_array, check_int, check_size, scalar_or_array
 
 __all__ = ["hash_chunks", "contiguous_chunk_count", "chunk_answers", "sample_and_aggregate"]
 
@@ -38,8 +39,10 @@ def hash_chunks(keys, k):
     """
     k = check_int(k, "k", minimum=1)
     keys = np.asarray(keys)
-    if keys.ndim != 1 or keys.size == 0:
-        raise ValueError(f"keys must be a non-empty 1-dimensional array, got shape {keys.shape}")
+    if keys.ndim != 1:
+        raise ValueError(f"keys must be a 1-dimensional array, got shape {keys.shape}")
+    if keys.size == 0:
+        return np.zeros(0, dtype=np.int64)
     return (pd.util.hash_array(keys) % np.uint64(k)).astype(np.int64)
 
 
@@ -80,9 +83,9 @@ def chunk_answers(values, f, k, lower, upper, *, keys=None, default=None):
 
     Parameters
     ----------
-    values : 1-d array of finite numbers.
+    values : 1-d array of finite numbers (may be empty: every chunk then answers ``default``).
     f : callable taking a 1-d array (one chunk) and returning a number, or "mean".
-    k : int in [1, len(values)], the fixed number of chunks.
+    k : int >= 1, the fixed number of chunks (chunks left empty answer ``default``).
     lower, upper : floats with lower < upper, the clipping range of the answers.
     keys : optional 1-d array, one identifier per value.
     default : optional float, the answer of an empty chunk.
@@ -102,15 +105,18 @@ def chunk_answers(values, f, k, lower, upper, *, keys=None, default=None):
     >>> chunk_answers([10.0, 20.0, 30.0, 40.0], np.median, 3, 0, 100).size
     3
     """
-    x = _values(values)
-    k = check_int(k, "k", minimum=1, maximum=x.size)
+    x = check_finite_array(values, "values", ndim=1)
+    k = check_int(k, "k", minimum=1, maximum=2**31)  # k > len(values) is allowed: the empty chunks answer default
     lo = float(check_finite_array(lower, "lower", ndim=0))
     hi = float(check_finite_array(upper, "upper", ndim=0))
-    if lo >= hi:
-        raise ValueError(f"lower must be < upper, got lower={lower!r}, upper={upper!r}")
+    if not lo < hi or not np.isfinite(hi - lo):
+        raise ValueError(f"lower must be < upper with a finite difference upper - lower, got lower={lower!r}, "
+                         f"upper={upper!r}")
     fill = (lo + hi) / 2 if default is None else float(check_finite_array(default, "default", ndim=0))
     if keys is None:
         keys = np.arange(x.size)
+    elif isinstance(keys, (str, bytes)) or np.ndim(keys) != 1:
+        raise ValueError(f"keys must be a 1-dimensional array, one identifier per value, got {keys!r:.60}")
     if len(keys) != x.size:
         raise ValueError(f"keys must have one entry per value, got {len(keys)} keys for {x.size} values")
     labels = hash_chunks(keys, k)
@@ -162,6 +168,9 @@ def sample_and_aggregate(values, f, k, lower, upper, epsilon, *, rng, keys=None,
     40.0
     """
     answers = chunk_answers(values, f, k, lower, upper, keys=keys, default=default)
-    scale = (float(upper) - float(lower)) / (answers.size * check_epsilon(epsilon))
-    noise = sample_laplace(scale, size=_size(size), rng=check_rng(rng))
-    return _scalar_or_array(answers.mean() + noise)
+    scale = (float(upper) - float(lower)) / answers.size / check_epsilon(epsilon)
+    if not 0 < scale < math.inf:
+        raise ValueError(f"epsilon must give a finite noise scale (upper - lower)/(k epsilon) > 0, got {epsilon!r}")
+    check_noise_range(scale, max(abs(float(lower)), abs(float(upper))), name="epsilon, lower and upper")
+    noise = sample_laplace(scale, size=check_size(size), rng=check_rng(rng))
+    return scalar_or_array(answers.mean() + noise)

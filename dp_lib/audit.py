@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.special import betaincinv
 
 from .random import check_rng
-from .validation import check_delta, check_epsilon, check_finite_array, check_int, check_probability
+from .validation import (check_bool, check_delta, check_epsilon, check_finite_array, check_int, check_probability,
+                         check_real, refuse_overflow)
 
 __all__ = [
     "AuditResult",
@@ -36,6 +36,7 @@ __all__ = [
 ]
 
 
+@refuse_overflow("count", "trials", "alpha")
 def clopper_pearson(count, trials, alpha):
     """One-sided Clopper–Pearson bounds (lower, upper) on a binomial probability.
 
@@ -71,6 +72,8 @@ def clopper_pearson(count, trials, alpha):
     k = check_finite_array(count, "count")
     if np.any((k < 0) | (k > n) | (k != np.round(k))):
         raise ValueError(f"count must contain integers in [0, trials] = [0, {n}]")
+    from scipy.special import betaincinv  # imported here: `import dp_lib` stays free of scipy
+
     with np.errstate(invalid="ignore", divide="ignore"):  # k = 0 or k = n: replaced below
         low = np.where(k > 0, betaincinv(np.maximum(k, 1), n - k + 1, a), 0.0)
         high = np.where(k < n, betaincinv(k + 1, np.maximum(n - k, 1), 1 - a), 1.0)
@@ -114,6 +117,10 @@ class ThresholdEvent:
     threshold: float
     above: bool = True
 
+    def __post_init__(self):
+        object.__setattr__(self, "threshold", check_real(self.threshold, "threshold"))
+        object.__setattr__(self, "above", check_bool(self.above, "above"))
+
     def __call__(self, outputs):
         y = np.asarray(outputs)
         return y > self.threshold if self.above else y < self.threshold
@@ -142,6 +149,11 @@ class AuditResult:
     flagged : bool or None, ``epsilon_lb > claimed_epsilon`` (None without a claim).
 
     Privacy: none; a report. Defined in: chapters/A1_auditing.ipynb
+
+    Examples
+    --------
+    >>> AuditResult.__dataclass_fields__['epsilon_lb'].type
+    'float'
     """
 
     event: object
@@ -194,7 +206,7 @@ def _describe(event) -> str:
 
 
 def _common(trials, confidence, delta, claimed_epsilon, rng):
-    n = check_int(trials, "trials", minimum=1)
+    n = check_int(trials, "trials", minimum=1, maximum=10**9)
     conf = check_probability(confidence, "confidence", low_open=True, high_open=True)
     dlt = check_delta(delta, allow_zero=True)
     claim = None if claimed_epsilon is None else check_epsilon(claimed_epsilon, "claimed_epsilon")
@@ -278,7 +290,15 @@ def _numeric_1d(outputs, name):
 
 
 def _candidate_thresholds(pooled, n_thresholds, pilot):
+    """Finite thresholds between the pilot outputs; ±inf outputs get a cut just beyond the finite ones."""
     values = np.unique(pooled)
+    finite = values[np.isfinite(values)]
+    if finite.size < values.size:  # outputs of ±inf: cut between them and the finite outputs
+        big = np.finfo(float).max
+        cuts = [] if finite.size == 0 else [max(finite[0] - 1 - abs(finite[0]), -big),
+                                            min(finite[-1] + 1 + abs(finite[-1]), big)]
+        inner = _candidate_thresholds(finite, n_thresholds, pilot) if finite.size else np.array([0.0])
+        return np.unique(np.concatenate([inner, cuts]))
     if values.size <= 1:
         return values
     if values.size <= n_thresholds:  # discrete outputs: cut between neighbouring values

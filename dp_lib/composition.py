@@ -11,19 +11,23 @@ a charge *before* recording it.
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable
 
 import numpy as np
 import pandas as pd
 
-from .mechanisms import laplace_mech
+from .mechanisms import laplace_mech, laplace_scale
+from .noise import check_noise_range, sample_laplace
 from .random import check_rng
-from .validation import check_delta, check_epsilon, check_finite_array, check_int, check_nonnegative, check_positive
+from .validation import (check_delta, check_domain, check_epsilon, check_finite_array, check_int, check_nonnegative,
+                         check_positive, check_size, refuse_overflow, scalar_or_array)
 
 __all__ = [
     "sequential_epsilon",
     "sequential_delta",
     "parallel_epsilon",
     "advanced_composition",
+    "advanced_epsilon",
     "BudgetExceededError",
     "PrivacyAccountant",
     "parallel_histogram",
@@ -39,6 +43,17 @@ def _check_values(values, name: str, *, upper_open: float | None = None) -> np.n
         interval = "[0, inf)" if upper_open is None else f"[0, {upper_open:g})"
         raise ValueError(f"{name} must contain only finite numbers in {interval}")
     return arr
+
+
+def _total(values, name: str) -> float:
+    """math.fsum, refusing a sum beyond float64 with a ValueError naming ``name``."""
+    try:
+        total = math.fsum(values)
+    except OverflowError:
+        total = math.inf
+    if not math.isfinite(total):
+        raise ValueError(f"{name} must have a finite sum (below 1.8e308)")
+    return total
 
 
 def sequential_epsilon(epsilons):
@@ -62,7 +77,7 @@ def sequential_epsilon(epsilons):
     >>> sequential_epsilon([0.5, 0.25, 0.25])
     1.0
     """
-    return math.fsum(_check_values(epsilons, "epsilons"))
+    return _total(_check_values(epsilons, "epsilons"), "epsilons")
 
 
 def sequential_delta(deltas):
@@ -85,7 +100,7 @@ def sequential_delta(deltas):
     >>> sequential_delta([1e-6, 2e-6])
     3e-06
     """
-    return math.fsum(_check_values(deltas, "deltas", upper_open=1.0))
+    return _total(_check_values(deltas, "deltas", upper_open=1.0), "deltas")
 
 
 def parallel_epsilon(epsilons):
@@ -118,11 +133,48 @@ def parallel_epsilon(epsilons):
 
 
 def _advanced_epsilon(epsilon, k, delta_prime):
-    """Thm 3.20 total ε, vectorised over ``k`` (no validation)."""
+    """Thm 3.20 total ε, vectorised over ``k`` and ``epsilon`` (no validation; inf where it overflows)."""
     k = np.asarray(k, dtype=float)
-    return np.sqrt(2 * k * math.log(1 / delta_prime)) * epsilon + k * epsilon * math.expm1(epsilon)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.sqrt(2 * k * -math.log(delta_prime)) * epsilon + k * epsilon * np.expm1(epsilon)
 
 
+def advanced_epsilon(epsilon, k, delta_prime):
+    """Total ε' = sqrt(2 k ln(1/δ')) ε + k ε (e^ε - 1) of k ε-DP mechanisms, for one k or an array of k.
+
+    The ε part of ``advanced_composition`` (Dwork & Roth 2014, Thm 3.20),
+    vectorised over ``k`` for curves against the number of mechanisms.
+
+    Parameters
+    ----------
+    epsilon : float > 0, the ε of each mechanism.
+    k : int >= 1 or array of them.
+    delta_prime : float in (0, 1).
+
+    Returns
+    -------
+    float, or an array shaped like ``k``.
+
+    Privacy: the k-fold adaptive composition of ε-DP mechanisms is (ε', kδ + δ')-DP.
+
+    Defined in: chapters/02_composition.ipynb
+
+    Examples
+    --------
+    >>> advanced_epsilon(0.1, [1, 100], 1e-5).round(4).tolist()
+    [0.4904, 5.8502]
+    """
+    eps = check_epsilon(epsilon)
+    ks = check_finite_array(k, "k")
+    if np.any(ks < 1) or np.any(ks != np.round(ks)):
+        raise ValueError("k must contain integers >= 1")
+    total = _advanced_epsilon(eps, ks, check_delta(delta_prime, "delta_prime"))
+    if not np.all(np.isfinite(total)):
+        raise ValueError(f"epsilon and k give a total epsilon beyond float64 (epsilon={epsilon!r}); use smaller values")
+    return scalar_or_array(total)
+
+
+@refuse_overflow("epsilon", "k", "delta_prime")
 def advanced_composition(epsilon, delta, k, delta_prime):
     """Total (ε', δ') of k adaptive (ε, δ)-DP mechanisms by advanced composition.
 
@@ -160,13 +212,25 @@ def advanced_composition(epsilon, delta, k, delta_prime):
     dlt = check_delta(delta, allow_zero=True)
     k = check_int(k, "k", minimum=1)
     dp = check_delta(delta_prime, "delta_prime")
-    return float(_advanced_epsilon(eps, k, dp)), k * dlt + dp
+    total = float(_advanced_epsilon(eps, k, dp))
+    if not math.isfinite(total):
+        raise ValueError(f"k must be small enough for a finite total epsilon, got k={k!r} at epsilon={epsilon!r}")
+    return total, k * dlt + dp
 
 
 class BudgetExceededError(ValueError):
     """Raised by ``PrivacyAccountant.spend`` when a charge would exceed the budget.
 
     Nothing is recorded for the refused charge.
+
+    Privacy: a refusal; raising it spends nothing.
+
+    Defined in: chapters/02_composition.ipynb
+
+    Examples
+    --------
+    >>> issubclass(BudgetExceededError, ValueError)
+    True
     """
 
 
@@ -216,9 +280,9 @@ class PrivacyAccountant:
         self.delta_budget = check_delta(delta_budget, "delta_budget", allow_zero=True)
         self._rows: list[tuple] = []
 
-    def _totals(self, epsilon=0.0, delta=0.0):
-        eps = math.fsum([row[1] for row in self._rows] + [epsilon])
-        dlt = math.fsum([row[2] for row in self._rows] + [delta])
+    def _totals(self, epsilons=(), deltas=()):
+        eps = _total([row[1] for row in self._rows] + list(epsilons), "epsilon")
+        dlt = _total([row[2] for row in self._rows] + list(deltas), "delta")
         return eps, dlt
 
     @property
@@ -246,24 +310,67 @@ class PrivacyAccountant:
         delta : float in [0, 1).
         label : str, optional; defaults to ``"charge <n>"``.
         """
-        eps = check_nonnegative(epsilon, "epsilon")
-        dlt = check_delta(delta, allow_zero=True)
-        if label is None:
-            label = f"charge {len(self._rows) + 1}"
-        elif not isinstance(label, str):
-            raise ValueError(f"label must be a string or None, got {label!r}")
-        new_eps, new_dlt = self._totals(eps, dlt)
+        self.spend_many([(epsilon, delta, label)])
+
+    def check_room(self, charges, what=None):
+        """Check a list of charges (epsilon, delta[, label]) against the remaining budget, recording nothing.
+
+        Returns the checked charges as (label, epsilon, delta) triples; raises
+        ``ValueError`` for a bad charge or ``BudgetExceededError`` when their sum
+        would exceed the budget. ``what`` names the caller in that message.
+
+        Examples
+        --------
+        >>> PrivacyAccountant(1.0).check_room([(0.5, 0.0), (0.25, 0.0, "b")])
+        [('charge 1', 0.5, 0.0), ('b', 0.25, 0.0)]
+        """
+        if isinstance(charges, (str, bytes)) or not hasattr(charges, "__iter__"):
+            raise ValueError(f"charges must be a list of (epsilon, delta[, label]) tuples, got {charges!r:.60}")
+        checked = []
+        for n, charge in enumerate(charges, start=len(self._rows) + 1):
+            if not isinstance(charge, (tuple, list)) or len(charge) not in (2, 3):
+                raise ValueError(f"charges must contain (epsilon, delta[, label]) tuples, got {charge!r:.60}")
+            label = charge[2] if len(charge) == 3 and charge[2] is not None else f"charge {n}"
+            if not isinstance(label, str):
+                raise ValueError(f"label must be a string or None, got {label!r}")
+            checked.append((label, check_nonnegative(charge[0], "epsilon"), check_delta(charge[1], allow_zero=True)))
+        new_eps, new_dlt = self._totals([c[1] for c in checked], [c[2] for c in checked])
         over = []
         if new_eps > self.epsilon_budget * (1 + self.REL_TOL):
             over.append(f"epsilon {new_eps:.6g} > budget {self.epsilon_budget:.6g}")
         if new_dlt > self.delta_budget * (1 + self.REL_TOL):
             over.append(f"delta {new_dlt:.6g} > budget {self.delta_budget:.6g}")
-        if over:
+        if over and what is not None:
+            need_eps, need_dlt = _total([c[1] for c in checked], "epsilon"), _total([c[2] for c in checked], "delta")
             raise BudgetExceededError(
-                f"charge {label!r} of (epsilon={eps:g}, delta={dlt:g}) refused: it would bring the total to "
-                + " and ".join(over) + "; nothing was recorded"
-            )
-        self._rows.append((label, eps, dlt, new_eps, new_dlt))
+                f"{what} needs (epsilon={need_eps:g}, delta={need_dlt:g}) but the accountant has (epsilon, delta) = "
+                "({:.6g}, {:.6g}) left; nothing was recorded".format(*self.remaining))
+        if over:
+            what = (f"charge {checked[0][0]!r} of (epsilon={checked[0][1]:g}, delta={checked[0][2]:g})"
+                    if len(checked) == 1 else f"{len(checked)} charges")
+            raise BudgetExceededError(f"{what} refused: it would bring the total to " + " and ".join(over)
+                                      + "; nothing was recorded")
+        return checked
+
+    def spend_many(self, charges):
+        """Record several charges (epsilon, delta[, label]) at once: all of them, or none.
+
+        The whole list is checked first (``check_room``); if it fits, every
+        charge is recorded in order, with its running totals.
+
+        Examples
+        --------
+        >>> acct = PrivacyAccountant(1.0)
+        >>> acct.spend_many([(0.5, 0.0, "count"), (0.5, 0.0, "mean")])
+        >>> try:
+        ...     acct.spend_many([(0.0, 0.0), (0.1, 0.0)])
+        ... except BudgetExceededError:
+        ...     print("refused; charges recorded:", len(acct.history))
+        refused; charges recorded: 2
+        """
+        for label, eps, dlt in self.check_room(charges):
+            total_eps, total_dlt = self._totals([eps], [dlt])
+            self._rows.append((label, eps, dlt, total_eps, total_dlt))
 
     def laplace_mech(self, value, sensitivity, epsilon, *, rng, label=None):
         """Charge ε, then release ``value`` + Lap(``sensitivity``/ε) (see ``dp_lib.laplace_mech``).
@@ -281,10 +388,11 @@ class PrivacyAccountant:
         >>> acct.remaining
         (0.5, 0.0)
         """
-        check_finite_array(value, "value")
-        check_positive(sensitivity, "sensitivity")
-        check_epsilon(epsilon)
+        true_answer = check_finite_array(value, "value")
+        scale = laplace_scale(sensitivity, epsilon)  # refuses a scale beyond float64
+        check_noise_range(scale, float(np.max(np.abs(true_answer), initial=0.0)), name="sensitivity / epsilon")
         check_rng(rng)
+        self.check_room([(epsilon, 0.0, label)])
         self.spend(epsilon, 0.0, label)
         return laplace_mech(value, sensitivity, epsilon, rng=rng)
 
@@ -294,7 +402,7 @@ class PrivacyAccountant:
                 f"spent=({eps:.6g}, {dlt:.6g}), charges={len(self._rows)})")
 
 
-def parallel_histogram(data, column, epsilon, *, rng, domain=None):
+def parallel_histogram(data, column, epsilon, *, rng, domain=None, size=None):
     """A Laplace-noised count for every category of ``data[column]``.
 
     Parameters
@@ -309,9 +417,13 @@ def parallel_histogram(data, column, epsilon, *, rng, domain=None):
         bin that appears because of one record reveals that record. Rows
         whose value is not in ``domain`` are not counted.
 
+    size : None, int or tuple; that many independent histograms (default one).
+
     Returns
     -------
-    pandas Series of floats indexed by category, in ``domain`` order.
+    pandas Series of floats indexed by category, in ``domain`` order; with
+    ``size``, a DataFrame with one column per category and one row per run
+    (a tuple ``size`` gives a numpy array of shape ``size + (bins,)``).
 
     Privacy: ε-DP for add/remove-one neighbours: a record changes exactly one
     count by 1 (L1 sensitivity 1), so by parallel composition each bin's
@@ -330,17 +442,19 @@ def parallel_histogram(data, column, epsilon, *, rng, domain=None):
     """
     if not isinstance(data, pd.DataFrame):
         raise ValueError(f"data must be a pandas DataFrame, got {type(data).__name__}")
-    if column not in data.columns:
+    if not isinstance(column, Hashable) or column not in data.columns:
         raise ValueError(f"column must be a column of data, got {column!r}")
     eps = check_epsilon(epsilon)
     rng = check_rng(rng)
+    shape = check_size(size)
     counts = data[column].value_counts(dropna=True)
-    if domain is None:
-        bins = sorted(counts.index)
-    else:
-        bins = list(domain)
-        if len(bins) == 0 or len(set(bins)) != len(bins):
-            raise ValueError("domain must be a non-empty sequence of distinct categories")
+    bins = sorted(counts.index) if domain is None else list(check_domain(domain))
     true_counts = counts.reindex(bins, fill_value=0).to_numpy(dtype=float)
-    noisy = laplace_mech(true_counts, 1.0, eps, rng=rng)
-    return pd.Series(noisy, index=pd.Index(bins, name=column), name="noisy count")
+    if shape is None:
+        noisy = laplace_mech(true_counts, 1.0, eps, rng=rng)
+        return pd.Series(noisy, index=pd.Index(bins, name=column), name="noisy count")
+    check_noise_range(laplace_scale(1.0, eps), len(data), name="epsilon")
+    noisy = true_counts + sample_laplace(laplace_scale(1.0, eps), size=(*shape, len(bins)), rng=rng)
+    if len(shape) != 1:
+        return noisy
+    return pd.DataFrame(noisy, columns=pd.Index(bins, name=column))

@@ -10,11 +10,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import log_ndtr, ndtr
 
-from .noise import _scalar_or_array, sample_laplace
+from .noise import check_noise_range, sample_laplace
 from .random import check_rng
-from .validation import check_delta, check_epsilon, check_finite_array, check_positive
+from .validation import (check_choice, check_delta, check_epsilon, check_finite_array, check_positive, refuse_overflow,
+                         scalar_or_array)
 
 __all__ = [
     "laplace_scale",
@@ -36,8 +36,14 @@ def laplace_scale(sensitivity, epsilon):
     --------
     >>> laplace_scale(1.0, 0.5)
     2.0
+
+    Defined in: chapters/01_laplace.ipynb
     """
-    return check_positive(sensitivity, "sensitivity") / check_epsilon(epsilon)
+    scale = check_positive(sensitivity, "sensitivity") / check_epsilon(epsilon)
+    if not 0 < scale < math.inf:
+        raise ValueError(f"sensitivity / epsilon must be a finite scale > 0, got sensitivity={sensitivity!r}, "
+                         f"epsilon={epsilon!r}")
+    return scale
 
 
 def laplace_mech(value, sensitivity, epsilon, *, rng):
@@ -70,15 +76,17 @@ def laplace_mech(value, sensitivity, epsilon, *, rng):
     """
     true_answer = check_finite_array(value, "value")
     b = laplace_scale(sensitivity, epsilon)
+    check_noise_range(b, float(np.max(np.abs(true_answer), initial=0.0)), name="sensitivity / epsilon")
     noise = sample_laplace(b, size=true_answer.shape or None, rng=check_rng(rng))
-    return _scalar_or_array(true_answer + noise)
+    return scalar_or_array(true_answer + noise)
 
 
 def gaussian_sigma(sensitivity, epsilon, delta):
     """Classic Gaussian calibration σ = sqrt(2 ln(1.25/δ)) Δ₂ / ε.
 
     Proved only for ε in (0, 1) (Dwork & Roth 2014, Thm A.1); larger ε is
-    refused, because past ε ≈ 8.4 this σ violates δ. Use
+    refused, because for large ε this σ violates δ: past ε ≈ 8.4 at δ = 1e-5
+    (7.46 at δ = 1e-3, 9.85 at δ = 1e-10). Use
     ``analytic_gaussian_sigma`` for any ε and a smaller σ.
 
     Privacy: (ε, δ)-DP when ``sensitivity`` bounds the L2 sensitivity and 0 < ε < 1.
@@ -98,9 +106,13 @@ def gaussian_sigma(sensitivity, epsilon, delta):
             "use analytic_gaussian_sigma (or calibration='analytic') for larger epsilon"
         )
     dlt = check_delta(delta)
-    return math.sqrt(2 * math.log(1.25 / dlt)) * d2 / eps
+    sigma = math.sqrt(2 * (math.log(1.25) - math.log(dlt))) * d2 / eps  # ln(1.25/δ) without 1/δ overflowing
+    if not math.isfinite(sigma):
+        raise ValueError(f"sensitivity / epsilon is too large for a finite sigma (sensitivity={sensitivity!r})")
+    return sigma
 
 
+@refuse_overflow("sigma", "sensitivity", "epsilon")
 def gaussian_delta(sigma, sensitivity, epsilon):
     """Exact δ of N(0, σ²) noise at ε (Balle & Wang 2018, Thm 8).
 
@@ -113,10 +125,14 @@ def gaussian_delta(sigma, sensitivity, epsilon):
     --------
     >>> gaussian_delta(3.731, 1.0, 1.0) <= 1e-5
     True
+
+    Defined in: chapters/01_laplace.ipynb
     """
     s = check_positive(sigma, "sigma")
     d2 = check_positive(sensitivity, "sensitivity")
     eps = check_epsilon(epsilon)
+    from scipy.special import log_ndtr, ndtr  # imported here: `import dp_lib` stays free of scipy
+
     a, c = d2 / (2 * s), eps * s / d2
     return max(0.0, float(ndtr(a - c) - math.exp(eps + log_ndtr(-a - c))))
 
@@ -140,8 +156,13 @@ def analytic_gaussian_sigma(sensitivity, epsilon, delta):
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta)
     lo, hi = 1e-3 * d2 / eps, d2 / eps
+    if not (1e-290 < lo and hi < 1e290):
+        raise ValueError(f"sensitivity / epsilon must be in (1e-287, 1e290) for a representable sigma, got "
+                         f"sensitivity={sensitivity!r}, epsilon={epsilon!r}")
     while gaussian_delta(hi, d2, eps) > dlt:  # doubles at most ~60 times for any δ > 1e-300
         lo, hi = hi, 2 * hi
+        if hi > 1e300:
+            raise ValueError(f"epsilon and delta need a sigma beyond float64, got epsilon={epsilon!r}, delta={delta!r}")
     while gaussian_delta(lo, d2, eps) <= dlt:
         lo, hi = lo / 2, lo
     while hi / lo > 1 + 1e-12:
@@ -177,16 +198,17 @@ def gaussian_mech(value, sensitivity, epsilon, delta, *, rng, calibration="analy
     (2,)
     """
     true_answer = check_finite_array(value, "value")
-    if calibration == "analytic":
+    if check_choice(calibration, "calibration", ("analytic", "classic")) == "analytic":
         sigma = analytic_gaussian_sigma(sensitivity, epsilon, delta)
-    elif calibration == "classic":
-        sigma = gaussian_sigma(sensitivity, epsilon, delta)
     else:
-        raise ValueError(f"calibration must be 'analytic' or 'classic', got {calibration!r}")
+        sigma = gaussian_sigma(sensitivity, epsilon, delta)
+    if not math.isfinite(float(np.max(np.abs(true_answer), initial=0.0)) + 40 * sigma):
+        raise ValueError(f"sensitivity is too large: N(0, {sigma:g}^2) noise can overflow float64")
     noise = check_rng(rng).normal(0.0, sigma, size=true_answer.shape or None)
-    return _scalar_or_array(true_answer + noise)
+    return scalar_or_array(true_answer + noise)
 
 
+@refuse_overflow("true", "private")
 def pct_error(true, private):
     """Percent error 100 |private - true| / |true|, elementwise.
 
@@ -196,6 +218,8 @@ def pct_error(true, private):
     --------
     >>> pct_error(200, 210)
     5.0
+
+    Defined in: chapters/01_laplace.ipynb
     """
     t = check_finite_array(true, "true")
     p = check_finite_array(private, "private")
@@ -205,4 +229,4 @@ def pct_error(true, private):
         raise ValueError(f"true and private must have matching shapes, got {t.shape} and {p.shape}") from None
     if np.any(t == 0):
         raise ValueError("true must be non-zero: percent error is undefined at 0")
-    return _scalar_or_array(100 * np.abs(p - t) / np.abs(t))
+    return scalar_or_array(100 * np.abs(p - t) / np.abs(t))

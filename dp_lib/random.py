@@ -33,13 +33,36 @@ def make_rng(seed=None) -> np.random.Generator:
     """
     if isinstance(seed, np.random.Generator):
         raise ValueError("seed must be an int, a SeedSequence or None; you passed a Generator, use it directly as rng")
+    def natural(x):
+        return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) and x >= 0
+
+    ok = seed is None or isinstance(seed, np.random.SeedSequence) or natural(seed) or (
+        isinstance(seed, (list, tuple)) and len(seed) > 0 and all(natural(x) for x in seed))
+    if not ok:
+        raise ValueError("seed must be an int >= 0, a list of them, a numpy.random.SeedSequence or None, "
+                         f"got {seed!r:.40}")
     return np.random.default_rng(seed)
 
 
 def check_rng(rng) -> np.random.Generator:
     """Require a ``numpy.random.Generator`` and return it.
 
+    Parameters
+    ----------
+    rng : the object to check.
+
+    Returns
+    -------
+    the same ``numpy.random.Generator``.
+
     Privacy: refusing ints and ``None`` keeps noise of separate calls independent.
+
+    Defined in: chapters/01_laplace.ipynb
+
+    Examples
+    --------
+    >>> check_rng(make_rng(1)) is not None
+    True
     """
     if isinstance(rng, np.random.Generator):
         return rng

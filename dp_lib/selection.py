@@ -13,12 +13,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import logsumexp, roots_legendre
 
-from .noise import _scalar_or_array, open_uniform, sample_laplace
+from .noise import open_uniform, sample_laplace
 from .random import check_rng
-from .validation import (check_epsilon, check_finite_array, check_int, check_nonempty,
-                         check_positive, check_same_length)
+from .validation import (check_bool, check_choice, check_domain, check_epsilon, check_finite_array, check_int,
+                         check_positive, check_same_length, check_size, refuse_overflow, scalar_or_array)
 
 __all__ = [
     "exponential_probabilities",
@@ -34,18 +33,12 @@ __all__ = [
 _NOISES = ("laplace", "gumbel", "exponential")
 
 
-def _check_monotone(monotone) -> bool:
-    if not isinstance(monotone, (bool, np.bool_)):
-        raise ValueError(f"monotone must be True or False, got {monotone!r}")
-    return bool(monotone)
-
-
 def _rate(sensitivity, epsilon, monotone) -> float:
     """ε/(2Δ), or ε/Δ for monotone scores: the factor in front of the scores."""
     delta_u = check_positive(sensitivity, "sensitivity")
     eps = check_epsilon(epsilon)
-    rate = eps / (delta_u if _check_monotone(monotone) else 2 * delta_u)
-    if not math.isfinite(rate):
+    rate = eps / (delta_u if check_bool(monotone, "monotone") else 2 * delta_u)
+    if not (0 < rate < math.inf and 1 / rate < math.inf):
         raise ValueError(f"epsilon / sensitivity is too large to represent (epsilon={epsilon!r}, "
                          f"sensitivity={sensitivity!r})")
     return rate
@@ -57,7 +50,7 @@ def _check_scores(scores) -> np.ndarray:
 
 def _check_selection(candidates, scores):
     """Validate candidates against scores; return (scores array, candidates as a list)."""
-    check_nonempty(candidates, "candidates")
+    check_domain(candidates, "candidates", as_index=False)
     u = _check_scores(scores)
     check_same_length(candidates, u, "candidates", "scores")
     return u, list(candidates)
@@ -65,18 +58,20 @@ def _check_selection(candidates, scores):
 
 def _pick(cands: list, idx, size):
     """Candidate(s) at ``idx``: one plain Python object, or an array of ``size``."""
-    if size is None:
+    shape = check_size(size)
+    if shape is None:
         c = cands[int(idx[0])]
         return c.item() if isinstance(c, np.generic) else c
     arr = np.asarray(cands)
     if arr.ndim != 1:  # candidates that are themselves tuples or lists
         arr = np.empty(len(cands), dtype=object)
         arr[:] = cands
-    return arr[idx]
+    return arr[idx].reshape(shape)
 
 
 def _n_draws(size) -> int:
-    return 1 if size is None else check_int(size, "size", minimum=0)
+    shape = check_size(size)
+    return 1 if shape is None else math.prod(shape)
 
 
 def exponential_probabilities(scores, sensitivity, epsilon, monotone=False):
@@ -110,6 +105,8 @@ def exponential_probabilities(scores, sensitivity, epsilon, monotone=False):
     """
     u = _check_scores(scores)
     z = (u - u.max()) * _rate(sensitivity, epsilon, monotone)
+    from scipy.special import logsumexp  # imported here: `import dp_lib` stays free of scipy
+
     return np.exp(z - logsumexp(z))
 
 
@@ -157,6 +154,7 @@ def exponential_mech(candidates, scores, sensitivity, epsilon, *, rng, monotone=
     return _pick(cands, idx, size)
 
 
+@refuse_overflow("n_candidates", "sensitivity", "epsilon", "t")
 def exponential_error_bound(n_candidates, sensitivity, epsilon, t, *, n_optimal=1, monotone=False):
     """Utility bound of the exponential mechanism: error ≤ (2Δ/ε)(ln(|R|/|R_OPT|) + t) w.p. ≥ 1 - e^-t.
 
@@ -199,6 +197,7 @@ def noisy_max_scale(sensitivity, epsilon, *, monotone=False):
     return 1.0 / _rate(sensitivity, epsilon, monotone)
 
 
+@refuse_overflow("gap", "scale")
 def laplace_noisy_max_win_probability(gap, scale):
     """Pr[A is released] by noisy max over two candidates A, B with iid Lap(scale) noise.
 
@@ -218,9 +217,9 @@ def laplace_noisy_max_win_probability(gap, scale):
     """
     g = check_finite_array(gap, "gap")
     b = check_positive(scale, "scale")
-    t = np.abs(g) / b
+    t = np.minimum(np.abs(g) / b, 1e4)  # e^{-t} is 0 in float64 from t ≈ 745 on; the cap avoids 0 * inf
     loser = 0.5 * np.exp(-t) * (1 + t / 2)  # Pr[the lower-scored candidate wins]
-    return _scalar_or_array(np.where(g >= 0, 1 - loser, loser))
+    return scalar_or_array(np.where(g >= 0, 1 - loser, loser))
 
 
 def report_noisy_max(candidates, scores, sensitivity, epsilon, *, rng, noise="laplace", monotone=False,
@@ -258,8 +257,7 @@ def report_noisy_max(candidates, scores, sensitivity, epsilon, *, rng, noise="la
     >>> report_noisy_max(["a", "b", "c"], [3, 2, 0], 1.0, 1.0, rng=make_rng(2024), noise="gumbel")
     'a'
     """
-    if noise not in _NOISES:
-        raise ValueError(f"noise must be one of {_NOISES}, got {noise!r}")
+    check_choice(noise, "noise", _NOISES)
     u, cands = _check_selection(candidates, scores)
     b = noisy_max_scale(sensitivity, epsilon, monotone=monotone)
     n = _n_draws(size)
@@ -338,6 +336,8 @@ def permute_and_flip_probabilities(scores, sensitivity, epsilon, monotone=False)
     q = np.exp((u - u.max()) * _rate(sensitivity, epsilon, monotone))
     live = np.flatnonzero(q > 0)  # q_j = 0 contributes a factor 1 and has probability 0
     qs = q[live]
+    from scipy.special import roots_legendre  # imported here: `import dp_lib` stays free of scipy
+
     nodes, weights = roots_legendre(qs.size // 2 + 1)
     s, w = (nodes + 1) / 2, weights / 2  # on [0, 1]; every node s < 1, so every factor > 0
     p = np.zeros(u.size)

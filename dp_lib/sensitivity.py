@@ -14,9 +14,10 @@ import math
 
 import numpy as np
 
-from .noise import _scalar_or_array, open_uniform, sample_laplace
+from .noise import MAX_LAPLACE_DRAW, check_noise_range, open_uniform, sample_laplace
 from .random import check_rng
-from .validation import check_delta, check_epsilon, check_finite_array, check_int, check_positive
+from .validation import (check_choice, check_delta, check_epsilon, check_finite_array, check_int, check_positive,
+                         check_size, refuse_overflow, scalar_or_array)
 
 __all__ = [
     "mean_local_sensitivity",
@@ -33,23 +34,7 @@ __all__ = [
 ]
 
 
-def _values(values, name="values", minimum=1):
-    arr = check_finite_array(values, name, ndim=1, allow_empty=False)
-    if arr.size < minimum:
-        raise ValueError(f"{name} must contain at least {minimum} records, got {arr.size}")
-    return arr
-
-
-def _size(size):
-    return None if size is None else check_int(size, "size", minimum=1)
-
-
-def _noise_kind(noise):
-    if noise not in ("laplace", "cauchy"):
-        raise ValueError(f"noise must be 'laplace' or 'cauchy', got {noise!r}")
-    return noise
-
-
+@refuse_overflow("n", "upper")
 def mean_local_sensitivity(n, upper):
     """Largest local sensitivity of the mean over all data sets of n values in [0, upper]: upper / n.
 
@@ -78,6 +63,7 @@ def mean_local_sensitivity(n, upper):
     return check_positive(upper, "upper") / check_int(n, "n", minimum=1)
 
 
+@refuse_overflow("values", "upper")
 def mean_local_sensitivity_at(values, upper):
     """Exact local sensitivity of the mean at ``values`` (clipped to [0, upper]).
 
@@ -105,7 +91,7 @@ def mean_local_sensitivity_at(values, upper):
     10.0
     """
     u = check_positive(upper, "upper")
-    x = np.clip(_values(values, minimum=2), 0.0, u)
+    x = np.clip(check_finite_array(values, "values", ndim=1, min_size=2), 0.0, u)
     n, xbar = x.size, float(x.mean())
     return max(float(np.max(np.abs(x - xbar))) / (n - 1), max(xbar, u - xbar) / (n + 1))
 
@@ -147,12 +133,17 @@ def distance_to_high_sensitivity(n, upper, bound):
     if b >= u:
         return math.inf
 
-    def high(k):  # may a data set of n - k records have LS above the bound?
-        return k >= n or u / (n - k) > b
+    def high(m):  # may a data set of m records have LS above the bound? (m = 0: the empty data set)
+        return m == 0 or u / m > b
 
-    k0 = min(n - 1, max(0, math.floor(n - u / b) + 1))
-    # u / b is rounded, so the boundary may sit one step off k0: check three candidates
-    return next(k for k in (k0 - 1, k0, k0 + 1) if k >= 0 and high(k))
+    ratio = u / b
+    if not math.isfinite(ratio):  # every size m <= n is "high"
+        return 0
+    # the largest m <= n with u / m > b is ceil(u/b) - 1 up to the rounding of u / b: step down from above it
+    m = min(n, math.ceil(ratio) + 1)
+    while not high(m):  # at most three steps; integer arithmetic, so exact for any n
+        m -= 1
+    return n - m
 
 
 def ptr_threshold(epsilon, delta):
@@ -169,9 +160,13 @@ def ptr_threshold(epsilon, delta):
     >>> round(ptr_threshold(1.0, 1 / 32561**2), 2)
     20.78
     """
-    return math.log(1 / check_delta(delta)) / check_epsilon(epsilon)
+    threshold = -math.log(check_delta(delta)) / check_epsilon(epsilon)  # -ln δ: 1/δ overflows for tiny δ
+    if not math.isfinite(threshold):
+        raise ValueError(f"epsilon is too small for a finite threshold ln(1/delta)/epsilon, got {epsilon!r}")
+    return threshold
 
 
+@refuse_overflow("distance", "epsilon", "delta")
 def ptr_bottom_probability(distance, epsilon, delta, *, threshold=None):
     """P[⊥] = P[distance + Lap(1/ε) <= T], with T = ptr_threshold(ε, δ) unless ``threshold`` is given.
 
@@ -192,13 +187,16 @@ def ptr_bottom_probability(distance, epsilon, delta, *, threshold=None):
     """
     eps = check_epsilon(epsilon)
     t = ptr_threshold(eps, delta) if threshold is None else check_positive(threshold, "threshold")
-    d = np.asarray(distance, dtype=float)
+    d = np.asarray(distance)
+    if d.dtype.kind not in "iuf":
+        raise ValueError("distance must contain numbers >= 0 (inf allowed)")
+    d = d.astype(float)
     if np.any(np.isnan(d) | (d < 0)):
         raise ValueError("distance must contain numbers >= 0 (inf allowed)")
     z = eps * (t - d)
     with np.errstate(over="ignore"):
         p = np.where(z < 0, 0.5 * np.exp(np.minimum(z, 0)), 1 - 0.5 * np.exp(-np.maximum(z, 0)))
-    return _scalar_or_array(p)
+    return scalar_or_array(p)
 
 
 def gs_mean(values, upper, epsilon, *, rng, size=None):
@@ -231,12 +229,14 @@ def gs_mean(values, upper, epsilon, *, rng, size=None):
     40.0
     """
     u = check_positive(upper, "upper")
-    x = np.clip(_values(values), 0.0, u)
+    x = np.clip(check_finite_array(values, "values", ndim=1, min_size=1), 0.0, u)
     eps = check_epsilon(epsilon)
-    size, rng = _size(size), check_rng(rng)
+    size, rng = check_size(size), check_rng(rng)
+    check_noise_range(2 * u / eps, x.sum(), name="upper / epsilon")
+    check_noise_range(2 / eps, x.size, name="epsilon")
     noisy_sum = x.sum() + sample_laplace(2 * u / eps, size=size, rng=rng)
     noisy_count = x.size + sample_laplace(2 / eps, size=size, rng=rng)
-    return _scalar_or_array(noisy_sum / np.maximum(noisy_count, 1.0))
+    return scalar_or_array(noisy_sum / np.maximum(noisy_count, 1.0))
 
 
 def ptr_mean(values, upper, bound, epsilon, delta, *, rng, size=None):
@@ -277,12 +277,14 @@ def ptr_mean(values, upper, bound, epsilon, delta, *, rng, size=None):
     True
     """
     u = check_positive(upper, "upper")
-    x = np.clip(_values(values), 0.0, u)
+    x = np.clip(check_finite_array(values, "values", ndim=1, min_size=1), 0.0, u)
     b = check_positive(bound, "bound")
     eps = check_epsilon(epsilon)
     threshold = ptr_threshold(eps, delta)
-    size, rng = _size(size), check_rng(rng)
+    size, rng = check_size(size), check_rng(rng)
     gamma = distance_to_high_sensitivity(x.size, u, b)
+    check_noise_range(1 / eps, x.size, name="epsilon")
+    check_noise_range(b / eps, u, name="bound / epsilon")
     noisy_gamma = gamma + sample_laplace(1 / eps, size=size, rng=rng)
     if size is None:
         return None if noisy_gamma <= threshold else float(x.mean() + sample_laplace(b / eps, rng=rng))
@@ -290,6 +292,7 @@ def ptr_mean(values, upper, bound, epsilon, delta, *, rng, size=None):
     return np.where(noisy_gamma > threshold, release, np.nan)
 
 
+@refuse_overflow("epsilon", "delta")
 def smooth_beta(epsilon, delta, noise="laplace"):
     """Smoothness β of NRS07: ε / (2 ln(2/δ)) for Laplace noise, ε/6 for Cauchy (pass delta=0).
 
@@ -304,13 +307,14 @@ def smooth_beta(epsilon, delta, noise="laplace"):
     0.03446
     """
     eps = check_epsilon(epsilon)
-    if _noise_kind(noise) == "cauchy":
+    if check_choice(noise, "noise", ("laplace", "cauchy")) == "cauchy":
         if check_delta(delta, allow_zero=True) != 0:
             raise ValueError(f"delta must be 0 for noise='cauchy' (pure ε-DP), got {delta!r}")
         return eps / 6
     return eps / (2 * math.log(2 / check_delta(delta)))
 
 
+@refuse_overflow("n", "upper", "beta", "k")
 def log_smooth_sensitivity_terms(n, upper, beta, k):
     """ln( e^{-βk} A(k) ) with A(k) = upper / max(n - k, 1), elementwise over the integers ``k`` >= 0.
 
@@ -333,9 +337,14 @@ def log_smooth_sensitivity_terms(n, upper, beta, k):
     k = np.asarray(k)
     if not np.issubdtype(k.dtype, np.integer) or np.any(k < 0):
         raise ValueError("k must contain integers >= 0")
-    return _scalar_or_array(-b * k + math.log(u) - np.log(np.maximum(n - k, 1)))
+    k = k.astype(float)  # as floats: n - k on unsigned integers would wrap around
+    terms = -b * k + math.log(u) - np.log(np.maximum(float(n) - k, 1.0))
+    if not np.all(np.isfinite(terms)):
+        raise ValueError(f"beta * k must stay below 1.8e308, got beta={beta!r}")
+    return scalar_or_array(terms)
 
 
+@refuse_overflow("n", "upper", "epsilon", "delta")
 def smooth_sensitivity_mean(n, upper, epsilon, delta, *, noise="laplace"):
     """β-smooth sensitivity S = max over k >= 0 of e^{-βk} A(k) for the mean, A(k) = upper/max(n - k, 1).
 
@@ -404,11 +413,12 @@ def smooth_mean(values, upper, epsilon, delta, *, rng, noise="laplace", size=Non
     40.0
     """
     u = check_positive(upper, "upper")
-    x = np.clip(_values(values), 0.0, u)
+    x = np.clip(check_finite_array(values, "values", ndim=1, min_size=1), 0.0, u)
     eps = check_epsilon(epsilon)
     s = smooth_sensitivity_mean(x.size, u, eps, delta, noise=noise)
-    size, rng = _size(size), check_rng(rng)
+    size, rng = check_size(size), check_rng(rng)
+    check_noise_range((2 if noise == "laplace" else 6 * 2.9e15 / MAX_LAPLACE_DRAW) * s / eps, u, name="upper / epsilon")
     if noise == "laplace":
-        return _scalar_or_array(x.mean() + sample_laplace(2 * s / eps, size=size, rng=rng))
+        return scalar_or_array(x.mean() + sample_laplace(2 * s / eps, size=size, rng=rng))
     cauchy = np.tan(np.pi * (open_uniform(size, rng=rng) - 0.5))  # inverse CDF of Cauchy(0, 1)
-    return _scalar_or_array(x.mean() + 6 * s / eps * cauchy)
+    return scalar_or_array(x.mean() + 6 * s / eps * cauchy)

@@ -11,6 +11,8 @@ import math
 import tracemalloc
 
 import numpy as np
+
+import dp_lib
 import pandas as pd
 import pytest
 from scipy import stats
@@ -141,13 +143,15 @@ def test_krr_perturb_matches_explicit_code():
     assert np.array_equal(krr_perturb(values, domain, 1.0, rng=make_rng(7)), by_hand)
 
 
-def test_unary_perturb_matches_explicit_code_and_ignores_chunking(monkeypatch):
-    bits = unary_encode(make_rng(1).integers(0, 7, size=501), range(7))
+def test_unary_perturb_matches_explicit_code_and_streaming_matches_it():
+    values = make_rng(1).integers(0, 7, size=501)
+    bits = unary_encode(values, range(7))
     u = make_rng(3).random(bits.shape)
     by_hand = np.where(bits, u < 0.5, u < 0.2)
     assert np.array_equal(unary_perturb(bits, 0.5, 0.2, rng=make_rng(3)), by_hand)
-    monkeypatch.setattr(local, "_CHUNK_ELEMENTS", 50)  # 7 rows per chunk, last chunk partial
-    assert np.array_equal(unary_perturb(bits, 0.5, 0.2, rng=make_rng(3)), by_hand)
+    for chunk in (1, 50, 500, 501, 10_000):  # last chunk partial, one chunk, more than n
+        totals = dp_lib.unary_reported_counts(values, range(7), 0.5, 0.2, rng=make_rng(3), chunk_size=chunk)
+        assert totals.tolist() == by_hand.sum(axis=0).tolist()
 
 
 def test_unary_encode():
@@ -292,19 +296,19 @@ def test_counts_paths_at_ten_million_respondents():
     assert reported.sum() == 10_000_000
 
 
-def test_unary_perturb_builds_no_float_matrix():
-    """Peak memory of perturbing 200 000 x 100 bits stays below a quarter of one n x k float64 array.
+def test_streamed_unary_survey_builds_no_full_matrix():
+    """Peak memory of the streamed survey of 200 000 respondents x 100 stays below a quarter of one n x k float array.
 
-    The output itself is 20 MB of booleans; one float matrix would be 160 MB.
+    One-shot ``unary_perturb`` would need 160 MB of uniforms; chunks of 10 000 respondents need about 11 MB.
     """
-    bits = unary_encode(make_rng(0).integers(0, 100, size=200_000), range(100))
+    values = make_rng(0).integers(0, 100, size=200_000)
     tracemalloc.start()
     try:
-        unary_perturb(bits, 0.5, 0.1, rng=make_rng(1))
+        dp_lib.unary_reported_counts(values, range(100), 0.5, 0.1, rng=make_rng(1), chunk_size=10_000)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert peak < bits.size * 8 / 4
+    assert peak < values.size * 100 * 8 / 4
 
 
 # --- labels and return types ----------------------------------------------------------------------
@@ -347,7 +351,7 @@ def test_series_outputs_indexed_by_domain():
     (lambda: krr_estimate(["a"], ["a", "b"], float("inf")), "epsilon"),
     (lambda: krr_perturb_counts([3, -1], 1.0, rng=make_rng(0)), "counts"),
     (lambda: krr_perturb_counts([3, 1.5], 1.0, rng=make_rng(0)), "counts"),
-    (lambda: krr_perturb_counts([3, 1], 1.0, rng=make_rng(0), size=0), "size"),
+    (lambda: krr_perturb_counts([3, 1], 1.0, rng=make_rng(0), size=-1), "size"),
     (lambda: krr_variance(10, 3, 1.0, count=11), "count"),
     (lambda: unary_encode(["a"], []), "domain"),
     (lambda: unary_encode(["x"], ["a"]), "values"),

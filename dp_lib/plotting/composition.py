@@ -8,7 +8,7 @@ from numbers import Integral
 import numpy as np
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
-from ..composition import _advanced_epsilon
+from ..composition import advanced_epsilon as _advanced_epsilon
 from ..mechanisms import laplace_mech
 from ..noise import laplace_pdf
 from ..random import make_rng

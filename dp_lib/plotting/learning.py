@@ -8,7 +8,7 @@ from functools import lru_cache
 import numpy as np
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from ..learning import (_clipped_sum, _residual_bounds, accuracy, adult_features, gradient_descent, iteration_budget,
+from ..learning import (accuracy, clipped_gradient_sum, adult_features, gradient_descent, iteration_budget,
                         logistic_gradients, noisy_gradient_descent)
 from ..mechanisms import analytic_gaussian_sigma
 from ..random import make_rng
@@ -43,8 +43,7 @@ def _plain_curve(clip_norm):
     _, history = gradient_descent(d.X_train, d.y_train, MAX_ITERATIONS, learning_rate=LEARNING_RATE,
                                   clip_norm=clip_norm)
     thetas = history.filter(like="theta_").to_numpy()
-    bounds = _residual_bounds(d.X_train, clip_norm)
-    grads = np.array([_clipped_sum(t, d.X_train, d.y_train, bounds) for t in thetas]) / len(d.y_train)
+    grads = clipped_gradient_sum(thetas, d.X_train, d.y_train, clip_norm) / len(d.y_train)
     return accuracy(thetas, d.X_test, d.y_test), np.linalg.norm(grads, axis=1)
 
 

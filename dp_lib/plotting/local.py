@@ -16,7 +16,7 @@ import pandas as pd
 from matplotlib.ticker import NullLocator
 from scipy.stats import norm
 
-from ..data import load_adult
+from ..data import OCCUPATIONS, load_adult, occupation_counts  # noqa: F401 (re-exported)
 from ..local import (
     debias_counts, krr_params, krr_perturb_counts, krr_variance, oue_params, rr_variance, sue_params,
     unary_epsilon, unary_perturb_counts, unary_variance,
@@ -30,37 +30,6 @@ __all__ = [
     "OCCUPATIONS", "occupation_counts", "plot_estimates_vs_normal", "plot_unary_histogram",
     "plot_sue_vs_oue", "plot_protocol_choice", "plot_local_vs_central",
 ]
-
-#: The public domain of ``Occupation``: the 14 values listed in the UCI documentation, in its order.
-OCCUPATIONS = (
-    "Tech-support", "Craft-repair", "Other-service", "Sales", "Exec-managerial", "Prof-specialty",
-    "Handlers-cleaners", "Machine-op-inspct", "Adm-clerical", "Farming-fishing", "Transport-moving",
-    "Priv-house-serv", "Protective-serv", "Armed-Forces",
-)
-
-
-@lru_cache(maxsize=1)
-def _occupation_counts() -> pd.Series:
-    occ = load_adult()["Occupation"].dropna()
-    return occ.value_counts().reindex(list(OCCUPATIONS), fill_value=0).rename("true count")
-
-
-def occupation_counts() -> pd.Series:
-    """True count per occupation in the Adult data (missing occupations dropped: n = 30 718).
-
-    Computed once per process; each call returns a copy.
-
-    Privacy: none; these are the sensitive true counts, used to simulate surveys.
-
-    Defined in: chapters/05_local_dp.ipynb
-
-    Examples
-    --------
-    >>> int(occupation_counts().sum()), int(occupation_counts()["Sales"])
-    (30718, 3650)
-    """
-    return _occupation_counts().copy()
-
 
 def _valid_pq(p, q) -> bool:
     return all(isinstance(x, Real) and math.isfinite(x) for x in (p, q)) and 0 < q < p < 1
@@ -95,7 +64,7 @@ def plot_unary_histogram(p=0.75, q=0.25, seed=2024):
 
     Defined in: chapters/05_local_dp.ipynb
     """
-    counts = _occupation_counts()
+    counts = occupation_counts()
     order = counts.sort_values().index
     y = np.arange(len(order))
     fig, ax = new_figure(width=8.0, height=4.2)
@@ -138,7 +107,7 @@ def plot_sue_vs_oue(epsilon=math.log(9), seed=2024, n_surveys=500):
     """
     eps = check_epsilon(epsilon)
     n_surveys = check_int(n_surveys, "n_surveys", minimum=2)
-    counts = _occupation_counts()
+    counts = occupation_counts()
     n, c = int(counts.sum()), counts.to_numpy()
     rng = make_rng(seed)
     fig, ax = new_figure(width=7.5, height=4.0)

@@ -6,7 +6,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..data import load_adult
+from ..data import load_adult, marital_status_counts  # noqa: F401 (re-exported)
 from ..noise import laplace_pdf
 from ..random import make_rng
 from ..selection import (exponential_error_bound, exponential_mech, exponential_probabilities,
@@ -27,24 +27,6 @@ __all__ = [
 _MECH_COLORS = {"EM": OKABE_ITO["blue"], "PF": OKABE_ITO["green"], "RNM": OKABE_ITO["orange"]}
 
 
-@lru_cache(maxsize=1)
-def _marital_status_counts():
-    counts = load_adult()["Marital Status"].value_counts()
-    return tuple(counts.index), counts.to_numpy(dtype=float)
-
-
-def marital_status_counts():
-    """(categories, counts) of ``Marital Status`` in the Adult data, largest first; cached.
-
-    The 7 categories are public (the census codebook); the counts are the
-    private scores. Under add/remove-one neighbours they are monotone with Δ = 1.
-
-    Defined in: chapters/03_exponential_mechanism.ipynb
-    """
-    categories, counts = _marital_status_counts()
-    return list(categories), counts.copy()
-
-
 @book_style
 def plot_selection_distributions(epsilon=0.0002, seed=2024, n_draws=10_000):
     """The slider figure of Chapter 3: EM, report noisy max (Laplace) and PF side by side.
@@ -62,7 +44,7 @@ def plot_selection_distributions(epsilon=0.0002, seed=2024, n_draws=10_000):
         n_draws = check_int(n_draws, "n_draws", minimum=1)
     except ValueError as err:
         return message_figure(f"Cannot draw this setting: {err}")
-    categories, counts = _marital_status_counts()
+    categories, counts = marital_status_counts()
     best = counts.max()
     rnm = report_noisy_max(np.arange(counts.size), counts, 1.0, eps, rng=make_rng(seed),
                            monotone=True, size=n_draws)

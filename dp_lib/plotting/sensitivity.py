@@ -9,7 +9,7 @@ from numbers import Integral
 import numpy as np
 from matplotlib.ticker import FuncFormatter, NullLocator
 
-from ..data import ADULT_PUBLIC_SIZE_BOUND, load_adult
+from ..data import ADULT_PUBLIC_SIZE_BOUND, load_adult, ssn_numbers
 from ..mechanisms import pct_error
 from ..random import make_rng
 from ..aggregate import chunk_answers, sample_and_aggregate
@@ -42,7 +42,7 @@ UPPER = 100.0
 def _adult_ages_and_ids():
     """Adult ages (float) and the SSN as an integer per-record identifier, read once."""
     adult = load_adult()
-    ids = adult["SSN"].str.replace("-", "", regex=False).astype(np.int64).to_numpy()
+    ids = ssn_numbers(adult["SSN"])
     ages = adult["Age"].to_numpy(dtype=float)
     ages.flags.writeable = ids.flags.writeable = False
     return ages, ids

@@ -85,9 +85,4 @@ def is_finite_number(x) -> bool:
     return isinstance(x, Real) and not isinstance(x, bool) and math.isfinite(x)
 
 
-@lru_cache(maxsize=1)
-def count_older_than_40() -> int:
-    """The running counting query of Chapters 1, 2 and A1: people in the Adult data older than 40."""
-    from ..data import load_adult
-
-    return int((load_adult()["Age"] > 40).sum())
+from ..data import count_older_than_40  # noqa: E402,F401 (moved to dp_lib.data; re-exported here)
