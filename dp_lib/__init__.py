@@ -11,6 +11,7 @@ Modules are split by topic, and every public name is re-exported here:
 - ``local``: local DP: randomized response, k-ary RR, unary encoding (SUE/OUE)
 - ``sensitivity``: local sensitivity, propose-test-release, smooth sensitivity
 - ``aggregate``: sample-and-aggregate over a per-record hash partition
+- ``contributions``: user-level privacy: contribution bounding, partition selection, the PipelineDP pipeline
 - ``learning``: logistic regression by noisy gradient descent: clipping, per-iteration noise, composition
 - ``audit``: empirical auditing: a certified lower bound on ε from neighbouring inputs (Clopper–Pearson)
 - ``validation``: shared argument checks (``ValueError`` naming the parameter)
@@ -23,6 +24,7 @@ Every function that draws noise takes a keyword-only ``rng`` (a
 from .aggregate import *  # noqa: F401,F403
 from .audit import *  # noqa: F401,F403
 from .composition import *  # noqa: F401,F403
+from .contributions import *  # noqa: F401,F403
 from .data import *  # noqa: F401,F403
 from .learning import *  # noqa: F401,F403
 from .local import *  # noqa: F401,F403
@@ -31,10 +33,10 @@ from .noise import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
 from .sensitivity import *  # noqa: F401,F403
-from . import (aggregate, audit, composition, data, learning, local, mechanisms, noise, plotting,  # noqa: E402
+from . import (aggregate, audit, composition, contributions, data, learning, local, mechanisms, noise, plotting,  # noqa: E402
                random, selection, sensitivity, validation)
 
-__all__ = [*aggregate.__all__, *audit.__all__, *composition.__all__, *data.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__,
+__all__ = [*aggregate.__all__, *audit.__all__, *composition.__all__, *contributions.__all__, *data.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__,
            *random.__all__, *selection.__all__, *sensitivity.__all__]
 
 __version__ = "0.1.0"
