@@ -24,10 +24,10 @@ import pandas as pd
 from .mechanisms import laplace_mech, laplace_scale
 from .noise import sample_laplace
 from .random import check_rng
-from .validation import check_delta, check_epsilon, check_finite_array, check_int
+from .validation import check_delta, check_epsilon, check_finite_array, check_int, check_probability
 
 __all__ = ["VISITS_PATH", "CATEGORIES", "simulate_visits", "load_visits", "bound_contributions",
-           "contribution_sensitivity", "user_level_count", "user_level_sum", "partition_selection_threshold",
+           "contribution_sensitivity", "contribution_envelope", "user_level_count", "user_level_sum", "partition_selection_threshold",
            "select_partitions", "pipeline_dp_release"]
 
 VISITS_PATH = Path(__file__).resolve().parents[1] / "data" / "visits.csv"
@@ -182,6 +182,55 @@ def contribution_sensitivity(max_partitions, max_per_partition, max_value=1.0):
     if not (math.isfinite(linf) and linf > 0):
         raise ValueError(f"max_value must be a finite number > 0, got {max_value!r}")
     return {"L0": l0, "Linf": linf, "L1": l0 * linf, "L2": math.sqrt(l0) * linf}
+
+
+def contribution_envelope(df, user, partition, value, *, partitions, max_partitions, max_per_partition, min_value,
+                          max_value, failure=1e-6):
+    """Where a bounded per-partition count and clamped sum must lie, whatever the bounding draws.
+
+    Each user's contribution to a partition is independent of the other users': a user with
+    m partitions keeps each with probability p = min(1, L0/m), and then min(n, L∞) of its n
+    rows. So the bounded count (sum) has the mean Σ p·min(n, L∞) (Σ p·min(n, L∞)/n·S, with S
+    the user's clamped total) and, by Hoeffding's inequality over users, stays within
+    ``*_slack`` of it except with probability ``failure``. A release adds its noise on top:
+    this lets a test check a library whose randomness cannot be seeded.
+
+    Returns
+    -------
+    pandas DataFrame indexed by ``partitions``: count_mean, count_slack, sum_mean, sum_slack.
+
+    Privacy: none; it reads the raw data (for tests and teaching, never for a release).
+
+    Defined in: chapters/10_user_level.ipynb
+
+    Examples
+    --------
+    >>> log = pd.DataFrame({"user": [1, 1, 2], "page": ["a", "b", "a"], "spend": [5.0, 7.0, 1.0]})
+    >>> contribution_envelope(log, "user", "page", "spend", partitions=["a", "b"], max_partitions=1,
+    ...                       max_per_partition=1, min_value=0.0, max_value=10.0)["count_mean"].tolist()
+    [1.5, 0.5]
+    """
+    _check_frame(df, ("user", user), ("partition", partition), ("value", value))
+    l0 = check_int(max_partitions, "max_partitions", minimum=1)
+    linf = check_int(max_per_partition, "max_per_partition", minimum=1)
+    keys = pd.Index(list(partitions))
+    public = df[df[partition].isin(keys)]
+    v = pd.Series(check_finite_array(public[value], "df[value]").clip(float(min_value), float(max_value)),
+                  index=public.index).sort_values()
+    by_cell = v.groupby([public[user], public[partition]], sort=False)
+    cell = pd.DataFrame({"n": by_cell.size(), "total": by_cell.sum(),
+                         "low": v[by_cell.cumcount() < linf].groupby([public[user], public[partition]]).sum(),
+                         "high": v[by_cell.cumcount(ascending=False) < linf].groupby(
+                             [public[user], public[partition]]).sum()})
+    p = np.minimum(1.0, l0 / cell.groupby(level=0)["n"].transform("size"))
+    kept = cell["n"].clip(upper=linf)
+    out = pd.DataFrame({"count_mean": p * kept, "count_range2": (kept * (p < 1)) ** 2,
+                        "sum_mean": p * kept / cell["n"] * cell["total"],
+                        "sum_range2": (cell["high"] - cell["low"] * (p == 1)) ** 2}).groupby(level=1).sum()
+    out = out.reindex(keys, fill_value=0.0)
+    width = math.sqrt(-math.log(check_probability(failure, "failure", low_open=True, high_open=True) / 2) / 2)
+    return pd.DataFrame({"count_mean": out["count_mean"], "count_slack": np.sqrt(out["count_range2"]) * width,
+                         "sum_mean": out["sum_mean"], "sum_slack": np.sqrt(out["sum_range2"]) * width})
 
 
 def _bounded(df, user, partition, partitions, l0, linf, rng, *extra):

@@ -8,6 +8,8 @@ from .audit import *  # noqa: F401,F403
 from .audit import __all__ as _audit_all
 from .composition import *  # noqa: F401,F403
 from .composition import __all__ as _composition_all
+from .contributions import *  # noqa: F401,F403
+from .contributions import __all__ as _contributions_all
 from .laplace import *  # noqa: F401,F403
 from .laplace import __all__ as _laplace_all
 from .learning import *  # noqa: F401,F403
@@ -21,4 +23,4 @@ from .sensitivity import __all__ as _sensitivity_all
 from .style import *  # noqa: F401,F403
 from .style import __all__ as _style_all
 
-__all__ = [*_style_all, *_audit_all, *_composition_all, *_laplace_all, *_learning_all, *_local_all, *_selection_all, *_sensitivity_all]
+__all__ = [*_style_all, *_audit_all, *_composition_all, *_contributions_all, *_laplace_all, *_learning_all, *_local_all, *_selection_all, *_sensitivity_all]
