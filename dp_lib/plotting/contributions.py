@@ -33,7 +33,7 @@ def visit_cells():
     -------
     numpy array of shape (cells, 3): n (rows), m (the user's categories), k (index in CATEGORIES).
 
-    Privacy: none (raw data, for figures).
+    Privacy: none (raw data, for figures). Defined in: chapters/10_user_level.ipynb
     """
     return _cells().copy()
 
@@ -65,7 +65,7 @@ def plot_heavy_user(epsilon=1.0, *, heavy_rows=631, max_per_partition=10, base=1
     release tells whether the user is in the log. Right, user level with one public partition
     (the user keeps at most L∞ rows, noise Lap(L∞/ε)): the curves overlap and the user is hidden.
 
-    Privacy: none (exact densities, no data).
+    Privacy: none (exact densities, no data). Defined in: chapters/10_user_level.ipynb
     """
     fig, axes = new_figure(1, 2, width=8.0, height=2.8)
     panels = ((axes[0], heavy_rows, 1 / epsilon, f"event level: Lap(1/ε), ε = {epsilon:g}"),
@@ -109,7 +109,7 @@ def plot_bounding_tradeoff(max_partitions=3, max_per_partition=10, epsilon=1.0):
     scale) for several L0, with the chosen setting marked. Small bounds drop rows (bias), large
     bounds need more noise: the error is smallest in between.
 
-    Privacy: none (expected values from the raw data, for teaching).
+    Privacy: none (expected values from the raw data, for teaching). Defined in: chapters/10_user_level.ipynb
     """
     if not (isinstance(max_partitions, int) and isinstance(max_per_partition, int) and max_partitions >= 1
             and max_per_partition >= 1 and epsilon > 0):
@@ -149,7 +149,7 @@ def plot_partition_selection(epsilon=1.0, delta=1e-6, max_partitions=1, user_cou
     The curve is 1 - P(Lap(b) <= τ - users) with (b, τ) from ``partition_selection_threshold``; the dashed
     line is τ, and the marks show the niche categories of the shop log at their user counts.
 
-    Privacy: none (exact probabilities).
+    Privacy: none (exact probabilities). Defined in: chapters/10_user_level.ipynb
     """
     b, tau = partition_selection_threshold(epsilon, delta, max_partitions)
     users = np.linspace(0, tau + 8 * b, 600)
