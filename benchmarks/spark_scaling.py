@@ -6,7 +6,7 @@ Needs `pip install -r requirements-spark.txt` and Java. The log is `dp_lib.simul
 100,000 users (seeded per chunk); for Spark each chunk is generated inside the executors (on the fly), cached and
 counted before the clock starts, so the timings are the pipeline only. LocalBackend times are process CPU time
 and wall time of the driver; Spark times are wall time (the work runs in the JVM and Python workers).
-Writes benchmarks/results/spark_scaling.json and prints a Markdown table.
+Writes benchmarks/results/spark_scaling.json (or --out) and prints a Markdown table.
 """
 
 from __future__ import annotations
@@ -62,6 +62,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000, 10_000_000])
     parser.add_argument("--local-max", type=int, default=1_000_000, help="largest size run on LocalBackend")
+    parser.add_argument("--out", type=Path, default=OUT, help="where to write the JSON results")
     args = parser.parse_args()
     from pyspark.sql import SparkSession
     spark = (SparkSession.builder.master("local[2]").appName("dp-book-bench").config("spark.ui.enabled", "false")
@@ -77,7 +78,7 @@ def main():
         print(json.dumps(run), flush=True)
     spark.stop()
     results["load_end"] = os.getloadavg()[0]
-    OUT.write_text(json.dumps(results, indent=1) + "\n")
+    args.out.write_text(json.dumps(results, indent=1) + "\n")
     print("| rows | LocalBackend CPU s | LocalBackend wall s | Spark local[2] wall s |\n|---|---|---|---|")
     for run in results["runs"]:
         local = run.get("local")

@@ -10,7 +10,7 @@ cells = []
 
 
 def _id(kind, text):
-    return hashlib.sha1(f"ch10-{len(cells)}-{kind}".encode()).hexdigest()[:8]
+    return hashlib.sha1(f"ch10-{kind}-{text.strip()[:200]}".encode()).hexdigest()[:8]
 
 
 def md(text):
@@ -486,11 +486,13 @@ built into the engine, and, for PipelineDP, backends that scale.
 `pipeline_dp.LocalBackend()`, and it runs in this process. Pass a Spark RDD and `pipeline_dp.SparkRDDBackend(sc)`,
 and the **identical pipeline** runs on Spark. `tests/spark/` does exactly that on a local Spark session with two
 workers (`local[2]`), on $10^6$ visits generated on the fly. It checks the same invariants as above: every
-partition released, every count and sum within its bound. The timings of
-`python -m benchmarks.spark_scaling` on the book's shared 2-core machine (see `benchmarks/results/spark_scaling.json`):
+partition released, every count and sum within its bound. The timings of `python -m benchmarks.spark_scaling`
+(see `benchmarks/results/spark_scaling.json`):
 
 SPARK_TABLE
+""")
 
+md(r"""
 Spark pays a fixed cost to start its JVM and schedule tasks, so on one small machine it is slower than the local
 backend at $10^5$ rows. It catches up as the data grows, and it keeps going when the data no longer fits in one
 Python process. On a real cluster, nothing in the pipeline changes. The `SparkContext` comes from `spark-submit
@@ -498,7 +500,9 @@ Python process. On a real cluster, nothing in the pipeline changes. The `SparkCo
 {cite}`spark_cluster`. With PipelineDP's Beam backend, the same pipeline runs on any Beam runner, such as Google
 Cloud Dataflow, Apache Flink or Spark {cite}`beam_overview`. The privacy guarantee does not depend on where the
 pipeline runs. It depends only on the bounds, the value range and ε.
+""")
 
+md(r"""
 :::{admonition} What to remember
 :class: note
 - Decide the **unit of privacy** first. With many rows per person, one-row (event-level) noise protects a heavy user
@@ -648,9 +652,12 @@ nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", 
                "language_info": {"name": "python"}}
 if __name__ == "__main__":
     import sys
-    table = Path(sys.argv[1]).read_text().strip() if len(sys.argv) > 1 else "(timings: run benchmarks/spark_scaling.py)"
+    # Overwrites the notebook WITHOUT outputs: run tools/refresh_notebooks.py on it afterwards.
+    table = (Path(sys.argv[1]) if len(sys.argv) > 1 else OUT.parents[1] / "benchmarks/results/spark_scaling.md")
+    table = table.read_text().strip()
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             cell.source = cell.source.replace("SPARK_TABLE", table)
-    nbformat.write(nb, OUT)
-    print(f"wrote {OUT} ({len(cells)} cells)")
+    target = Path(sys.argv[2]) if len(sys.argv) > 2 else OUT
+    nbformat.write(nb, target)
+    print(f"wrote {target} ({len(cells)} cells)")
