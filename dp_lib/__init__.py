@@ -22,6 +22,8 @@ Modules are split by topic, and every public name is re-exported here:
 - ``attacks``: linkage, k-anonymity classes, reconstruction and membership-inference attacks
 - ``exact``: exact discrete Laplace/Gaussian samplers and mechanisms, snapping; ``floating``: the floating-point attack
 - ``plotting``: the book's figures, in one colour-blind-safe style (imported on first use)
+- ``local``: local DP: randomized response, k-ary RR, unary encoding (SUE/OUE)
+- ``contributions``: user-level privacy: contribution bounding, partition selection, the PipelineDP pipeline
 
 Every function that draws noise takes a keyword-only ``rng`` (a
 ``numpy.random.Generator``).
@@ -32,6 +34,7 @@ from .aggregate import *  # noqa: F401,F403
 from .attacks import *  # noqa: F401,F403
 from .audit import *  # noqa: F401,F403
 from .composition import *  # noqa: F401,F403
+from .contributions import *  # noqa: F401,F403
 from .data import *  # noqa: F401,F403
 from .dp_sgd import *  # noqa: F401,F403
 from .exact import *  # noqa: F401,F403
@@ -46,12 +49,11 @@ from .selection import *  # noqa: F401,F403
 from .sensitivity import *  # noqa: F401,F403
 from .svt import *  # noqa: F401,F403
 from .unary import *  # noqa: F401,F403
-from . import (accounting, aggregate, attacks, audit, composition, data, dp_sgd, exact, floating, learning, local, mechanisms, noise, quantiles, random, selection, sensitivity, svt, unary, validation)  # noqa: E402
+from . import (accounting, aggregate, attacks, audit, composition, contributions, data, dp_sgd, exact, floating, learning, local, mechanisms, noise, quantiles, random, selection, sensitivity, svt, unary, validation)  # noqa: E402
 
-__all__ = [*accounting.__all__, *aggregate.__all__, *attacks.__all__, *audit.__all__, *composition.__all__, *data.__all__, *dp_sgd.__all__, *exact.__all__, *floating.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__, *quantiles.__all__, *random.__all__, *selection.__all__, *sensitivity.__all__, *svt.__all__, *unary.__all__]
+__all__ = [*accounting.__all__, *aggregate.__all__, *attacks.__all__, *audit.__all__, *composition.__all__, *contributions.__all__, *data.__all__, *dp_sgd.__all__, *exact.__all__, *floating.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__, *quantiles.__all__, *random.__all__, *selection.__all__, *sensitivity.__all__, *svt.__all__, *unary.__all__]
 
 __version__ = "0.2.0"
-
 
 def __getattr__(name):
     """Import ``dp_lib.plotting`` (and with it matplotlib) on first use, so that ``import dp_lib`` stays fast."""

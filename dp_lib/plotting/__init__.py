@@ -12,6 +12,8 @@ from .audit import *  # noqa: F401,F403
 from .audit import __all__ as _audit_all
 from .composition import *  # noqa: F401,F403
 from .composition import __all__ as _composition_all
+from .contributions import *  # noqa: F401,F403
+from .contributions import __all__ as _contributions_all
 from .exact import *  # noqa: F401,F403
 from .exact import __all__ as _exact_all
 from .laplace import *  # noqa: F401,F403
@@ -29,4 +31,4 @@ from .sparse_vector import __all__ as _sparse_vector_all
 from .style import *  # noqa: F401,F403
 from .style import __all__ as _style_all
 
-__all__ = [*_accounting_all, *_attacks_all, *_audit_all, *_composition_all, *_exact_all, *_laplace_all, *_learning_all, *_local_all, *_selection_all, *_sensitivity_all, *_sparse_vector_all, *_style_all]
+__all__ = [*_accounting_all, *_attacks_all, *_audit_all, *_composition_all, *_contributions_all, *_exact_all, *_laplace_all, *_learning_all, *_local_all, *_selection_all, *_sensitivity_all, *_sparse_vector_all, *_style_all]

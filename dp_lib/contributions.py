@@ -1,0 +1,406 @@
+"""User-level privacy on a log with many rows per person: contribution bounding and partition selection.
+
+The unit of privacy is a *user*, not a row: neighbouring logs differ by all the
+rows of one user. Bounding makes that tractable: keep at most ``max_partitions``
+partitions per user (L0) and at most ``max_per_partition`` rows per user and
+partition (L∞). Then one user moves at most L0 per-partition counts, each by at
+most L∞, so the L1 sensitivity of the vector of counts is L0·L∞ (sums of values
+clamped to [min_value, max_value]: L0·L∞·max(|min_value|, |max_value|)); its L2
+sensitivity is √L0·L∞ (Wilson et al., PoPETs 2020, §3).
+
+The rows kept are chosen by each user's own random draws, never by looking at
+other users, so bounding is a per-user transformation and the sensitivity bound
+holds for every pair of neighbouring logs.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .mechanisms import laplace_mech, laplace_scale
+from .noise import sample_laplace
+from .random import check_rng
+from .validation import check_delta, check_epsilon, check_finite_array, check_int, check_probability
+
+__all__ = ["VISITS_PATH", "CATEGORIES", "simulate_visits", "load_visits", "bound_contributions",
+           "contribution_sensitivity", "contribution_envelope", "user_level_count", "user_level_sum", "partition_selection_threshold",
+           "select_partitions", "pipeline_dp_release"]
+
+VISITS_PATH = Path(__file__).resolve().parents[1] / "data" / "visits.csv"
+CATEGORIES = (["books", "music", "garden", "kitchen", "toys", "sport", "health", "beauty", "tools", "games"]
+              + [f"niche-{i:02d}" for i in range(1, 21)])
+_WEIGHTS = np.r_[np.geomspace(1.0, 0.15, 10), np.geomspace(2e-3, 2e-5, 20)]
+
+
+def simulate_visits(user_ids, *, rng):
+    """A synthetic shop log: a heavy-tailed number of visits per user, each with a category and a spend.
+
+    Each user makes 1 + ⌊Lomax(1.5)⌋ visits (capped at 2,000): most make one or two, a few
+    make hundreds. Each user has a favourite category (drawn from a Zipf-like law over
+    ``CATEGORIES``); a visit goes there with probability 0.6, otherwise to a category drawn
+    from the same law. The spend is log-normal (median $20), rounded to cents.
+
+    Parameters
+    ----------
+    user_ids : 1-d array-like of distinct identifiers (e.g. the Adult data's fake SSNs).
+    rng : numpy.random.Generator (keyword-only, required).
+
+    Returns
+    -------
+    pandas DataFrame with columns "user", "category", "spend", one row per visit,
+    grouped by user in the order of ``user_ids``.
+
+    Privacy: none; it makes synthetic data (data/make_visits.py builds data/visits.csv with it).
+
+    Defined in: chapters/10_user_level.ipynb
+
+    Examples
+    --------
+    >>> from dp_lib import make_rng
+    >>> log = simulate_visits(range(1000), rng=make_rng(1))
+    >>> list(log.columns), bool(log.groupby("user").size().max() > 20)
+    (['user', 'category', 'spend'], True)
+    """
+    rng = check_rng(rng)
+    users = np.asarray(user_ids)
+    if users.ndim != 1 or users.size == 0 or pd.Index(users).has_duplicates:
+        raise ValueError("user_ids must be a non-empty 1-d array of distinct identifiers")
+    n_visits = np.minimum(1 + np.floor(rng.pareto(1.5, users.size)), 2000).astype(np.int64)
+    p = _WEIGHTS / _WEIGHTS.sum()
+    favourite = rng.choice(len(CATEGORIES), size=users.size, p=p)
+    owner = np.repeat(np.arange(users.size), n_visits)
+    other = rng.choice(len(CATEGORIES), size=owner.size, p=p)
+    category = np.where(rng.random(owner.size) < 0.6, favourite[owner], other)
+    spend = np.round(np.exp(rng.normal(math.log(20.0), 1.0, owner.size)), 2)
+    return pd.DataFrame({"user": users[owner], "category": np.asarray(CATEGORIES)[category], "spend": spend})
+
+
+def load_visits(path=None) -> pd.DataFrame:
+    """Return the shop log ``data/visits.csv``: one row per visit, keyed by the Adult data's fake SSN.
+
+    Privacy: none; this is the sensitive log that the user-level chapter protects.
+
+    Defined in: chapters/10_user_level.ipynb
+
+    Examples
+    --------
+    >>> load_visits().shape
+    (84215, 3)
+    """
+    path = Path(path) if path is not None else VISITS_PATH
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing; rebuild it with `python data/make_visits.py`")
+    return pd.read_csv(path, dtype={"user": str, "category": str, "spend": float})
+
+
+def _random_rank(groups, rng):
+    """For each element, its rank (0, 1, ...) within its group in a uniformly random order."""
+    order = np.lexsort((rng.random(groups.size), groups))
+    sorted_groups = groups[order]
+    starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
+    sizes = np.diff(np.r_[starts, groups.size])
+    rank = np.empty(groups.size, dtype=np.int64)
+    rank[order] = np.arange(groups.size) - np.repeat(starts, sizes)
+    return rank
+
+
+def _check_frame(df, *columns):
+    if not isinstance(df, pd.DataFrame):
+        raise ValueError(f"df must be a pandas DataFrame, got {type(df).__name__}")
+    for name, column in columns:
+        if column not in df.columns:
+            raise ValueError(f"{name} must name a column of df, got {column!r}")
+
+
+def bound_contributions(df, user, partition, *, max_partitions, max_per_partition, rng):
+    """Keep, per user, at most ``max_partitions`` partitions and ``max_per_partition`` rows in each.
+
+    The kept partitions are a uniformly random subset of the user's partitions, and
+    within each kept partition the kept rows are a uniformly random subset of the
+    user's rows there (all chosen with independent uniform priorities; no loop over users).
+
+    Parameters
+    ----------
+    df : pandas DataFrame, one row per event.
+    user, partition : column names of the privacy unit and of the group-by key.
+    max_partitions : int >= 1, L0. max_per_partition : int >= 1, L∞.
+    rng : numpy.random.Generator (keyword-only, required).
+
+    Returns
+    -------
+    pandas DataFrame: the kept rows of ``df``, in their original order.
+
+    Privacy: none by itself; a per-user transformation after which one user changes at
+    most L0 partition counts by at most L∞ each (see ``contribution_sensitivity``).
+
+    Defined in: chapters/10_user_level.ipynb
+
+    Examples
+    --------
+    >>> from dp_lib import make_rng
+    >>> log = pd.DataFrame({"user": [1, 1, 1, 1, 2], "page": ["a", "a", "a", "b", "a"]})
+    >>> kept = bound_contributions(log, "user", "page", max_partitions=1, max_per_partition=2, rng=make_rng(0))
+    >>> int(kept.groupby("user")["page"].nunique().max()), bool(kept.groupby(["user", "page"]).size().max() <= 2)
+    (1, True)
+    """
+    _check_frame(df, ("user", user), ("partition", partition))
+    l0 = check_int(max_partitions, "max_partitions", minimum=1)
+    linf = check_int(max_per_partition, "max_per_partition", minimum=1)
+    rng = check_rng(rng)
+    users = pd.factorize(df[user], use_na_sentinel=False)[0].astype(np.int64)
+    partitions = pd.factorize(df[partition], use_na_sentinel=False)[0].astype(np.int64)
+    width = partitions.max(initial=0) + 1
+    pair_codes, row_pair = np.unique(users * width + partitions, return_inverse=True)
+    row_ok = _random_rank(row_pair, rng) < linf  # at most L∞ random rows per (user, partition)
+    pair_ok = _random_rank(pair_codes // width, rng) < l0  # at most L0 random partitions per user
+    return df[row_ok & pair_ok[row_pair]].copy()
+
+
+def contribution_sensitivity(max_partitions, max_per_partition, max_value=1.0):
+    """Sensitivities of the per-partition counts (``max_value=1``) or sums after bounding.
+
+    Returns
+    -------
+    dict with "L0" (partitions one user can change), "Linf" (the largest change in one
+    partition: L∞·max_value), "L1" = L0·L∞·max_value and "L2" = √L0·L∞·max_value.
+
+    Privacy: none (a formula); the bounds hold for user-level add/remove neighbours.
+
+    Defined in: chapters/10_user_level.ipynb
+
+    Examples
+    --------
+    >>> contribution_sensitivity(3, 2)
+    {'L0': 3, 'Linf': 2.0, 'L1': 6.0, 'L2': 3.4641016151377544}
+    """
+    l0 = check_int(max_partitions, "max_partitions", minimum=1)
+    linf = check_int(max_per_partition, "max_per_partition", minimum=1) * float(max_value)
+    if not (math.isfinite(linf) and linf > 0):
+        raise ValueError(f"max_value must be a finite number > 0, got {max_value!r}")
+    return {"L0": l0, "Linf": linf, "L1": l0 * linf, "L2": math.sqrt(l0) * linf}
+
+
+def contribution_envelope(df, user, partition, value, *, partitions, max_partitions, max_per_partition, min_value,
+                          max_value, failure=1e-6):
+    """Where a bounded per-partition count and clamped sum must lie, whatever the bounding draws.
+
+    Each user's contribution to a partition is independent of the other users': a user with
+    m partitions keeps each with probability p = min(1, L0/m), and then min(n, L∞) of its n
+    rows. So the bounded count (sum) has the mean Σ p·min(n, L∞) (Σ p·min(n, L∞)/n·S, with S
+    the user's clamped total) and, by Hoeffding's inequality over users, stays within
+    ``*_slack`` of it except with probability ``failure``. A release adds its noise on top:
+    this lets a test check a library whose randomness cannot be seeded.
+
+    Returns
+    -------
+    pandas DataFrame indexed by ``partitions``: count_mean, count_slack, sum_mean, sum_slack.
+
+    Privacy: none; it reads the raw data (for tests and teaching, never for a release).
+
+    Defined in: chapters/10_user_level.ipynb
+
+    Examples
+    --------
+    >>> log = pd.DataFrame({"user": [1, 1, 2], "page": ["a", "b", "a"], "spend": [5.0, 7.0, 1.0]})
+    >>> contribution_envelope(log, "user", "page", "spend", partitions=["a", "b"], max_partitions=1,
+    ...                       max_per_partition=1, min_value=0.0, max_value=10.0)["count_mean"].tolist()
+    [1.5, 0.5]
+    """
+    _check_frame(df, ("user", user), ("partition", partition), ("value", value))
+    l0 = check_int(max_partitions, "max_partitions", minimum=1)
+    linf = check_int(max_per_partition, "max_per_partition", minimum=1)
+    keys = pd.Index(list(partitions))
+    public = df[df[partition].isin(keys)]
+    v = pd.Series(check_finite_array(public[value], "df[value]").clip(float(min_value), float(max_value)),
+                  index=public.index).sort_values()
+    by_cell = v.groupby([public[user], public[partition]], sort=False)
+    cell = pd.DataFrame({"n": by_cell.size(), "total": by_cell.sum(),
+                         "low": v[by_cell.cumcount() < linf].groupby([public[user], public[partition]]).sum(),
+                         "high": v[by_cell.cumcount(ascending=False) < linf].groupby(
+                             [public[user], public[partition]]).sum()})
+    p = np.minimum(1.0, l0 / cell.groupby(level=0)["n"].transform("size"))
+    kept = cell["n"].clip(upper=linf)
+    out = pd.DataFrame({"count_mean": p * kept, "count_range2": (kept * (p < 1)) ** 2,
+                        "sum_mean": p * kept / cell["n"] * cell["total"],
+                        "sum_range2": (cell["high"] - cell["low"] * (p == 1)) ** 2}).groupby(level=1).sum()
+    out = out.reindex(keys, fill_value=0.0)
+    width = math.sqrt(-math.log(check_probability(failure, "failure", low_open=True, high_open=True) / 2) / 2)
+    return pd.DataFrame({"count_mean": out["count_mean"], "count_slack": np.sqrt(out["count_range2"]) * width,
+                         "sum_mean": out["sum_mean"], "sum_slack": np.sqrt(out["sum_range2"]) * width})
+
+
+def _bounded(df, user, partition, partitions, l0, linf, rng, *extra):
+    _check_frame(df, ("user", user), ("partition", partition), *extra)
+    keys = pd.Index(list(partitions))
+    if keys.empty or keys.has_duplicates:
+        raise ValueError("partitions must be a non-empty list of distinct public keys")
+    public = df[df[partition].isin(keys)]  # a per-row filter by a public list: no privacy cost
+    return keys, bound_contributions(public, user, partition, max_partitions=l0, max_per_partition=linf, rng=rng)
+
+
+def user_level_count(df, user, partition, *, partitions, max_partitions, max_per_partition, epsilon, rng):
+    """Noisy row count per public partition, ε-DP at the user level.
+
+    Restricts ``df`` to the public ``partitions``, bounds contributions, counts rows per
+    partition and adds Lap(L0·L∞/ε) to every count (zeros included).
+
+    Returns
+    -------
+    pandas Series of noisy counts indexed by ``partitions``.
+
+    Privacy: ε-DP for user-level add/remove neighbours (all rows of one user):
+    L1 sensitivity L0·L∞ after bounding (Wilson et al. 2020).
+
+    Defined in: chapters/10_user_level.ipynb
+
+    Examples
+    --------
+    >>> from dp_lib import make_rng
+    >>> log = pd.DataFrame({"user": [1, 1, 2], "page": ["a", "a", "b"]})
+    >>> user_level_count(log, "user", "page", partitions=["a", "b", "c"], max_partitions=1,
+    ...                  max_per_partition=1, epsilon=1.0, rng=make_rng(0)).index.tolist()
+    ['a', 'b', 'c']
+    """
+    scale_sens = contribution_sensitivity(max_partitions, max_per_partition)["L1"]
+    keys, kept = _bounded(df, user, partition, partitions, max_partitions, max_per_partition, check_rng(rng))
+    counts = kept.groupby(partition).size().reindex(keys, fill_value=0).to_numpy(dtype=float)
+    return pd.Series(laplace_mech(counts, scale_sens, epsilon, rng=rng), index=keys, name="noisy count")
+
+
+def user_level_sum(df, user, partition, value, *, partitions, max_partitions, max_per_partition, min_value,
+                   max_value, epsilon, rng):
+    """Noisy sum of ``value`` (each row clamped to [min_value, max_value]) per public partition, ε-DP per user.
+
+    Returns
+    -------
+    pandas Series of noisy sums indexed by ``partitions``; noise Lap(L0·L∞·max(|min|, |max|)/ε).
+
+    Privacy: ε-DP for user-level add/remove neighbours (Wilson et al. 2020).
+
+    Defined in: chapters/10_user_level.ipynb
+
+    Examples
+    --------
+    >>> from dp_lib import make_rng
+    >>> log = pd.DataFrame({"user": [1, 1, 2], "page": ["a", "a", "b"], "spend": [5.0, 50.0, 1.0]})
+    >>> user_level_sum(log, "user", "page", "spend", partitions=["a", "b"], max_partitions=1, max_per_partition=1,
+    ...                min_value=0.0, max_value=10.0, epsilon=1.0, rng=make_rng(0)).shape
+    (2,)
+    """
+    low, high = check_finite_array([min_value, max_value], "min_value and max_value")
+    if not low <= high or max(abs(low), abs(high)) == 0:
+        raise ValueError(f"need min_value <= max_value, not both 0; got {min_value!r}, {max_value!r}")
+    sens = contribution_sensitivity(max_partitions, max_per_partition, max(abs(low), abs(high)))["L1"]
+    keys, kept = _bounded(df, user, partition, partitions, max_partitions, max_per_partition, check_rng(rng),
+                          ("value", value))
+    clamped = check_finite_array(kept[value], "df[value]").clip(low, high)
+    sums = pd.Series(clamped, index=kept.index).groupby(kept[partition]).sum().reindex(keys, fill_value=0.0)
+    return pd.Series(laplace_mech(sums.to_numpy(), sens, epsilon, rng=rng), index=keys, name="noisy sum")
+
+
+def partition_selection_threshold(epsilon, delta, max_partitions):
+    """Noise scale b = L0/ε and threshold τ = 1 + b·ln(L0/(2δ)) of Laplace thresholding.
+
+    A partition that only the added user holds has user count 1 and passes with
+    probability ½·exp(-(τ - 1)/b) = δ/L0; over the user's at most L0 partitions that is
+    at most δ. (τ is floored at 1, where the pass probability ½ is at most δ.)
+
+    Returns
+    -------
+    (scale, threshold) : floats.
+
+    Privacy: none (a formula); see ``select_partitions``.
+
+    Defined in: chapters/10_user_level.ipynb
+
+    Examples
+    --------
+    >>> b, tau = partition_selection_threshold(1.0, 1e-6, 1)
+    >>> b, round(tau, 4)
+    (1.0, 14.1224)
+    """
+    b = laplace_scale(check_int(max_partitions, "max_partitions", minimum=1), epsilon)
+    return b, 1.0 + b * max(math.log(max_partitions) - math.log(2.0) - math.log(check_delta(delta)), 0.0)
+
+
+def select_partitions(counts_of_distinct_users, epsilon, delta, max_partitions, *, rng):
+    """Laplace thresholding: keep a partition iff its distinct-user count + Lap(L0/ε) exceeds τ.
+
+    Parameters
+    ----------
+    counts_of_distinct_users : array-like or pandas Series of counts >= 0, computed after each
+        user was bounded to at most ``max_partitions`` partitions.
+    epsilon : float > 0. delta : float in (0, 1). max_partitions : int >= 1, L0.
+    rng : numpy.random.Generator (keyword-only, required).
+
+    Returns
+    -------
+    Boolean mask of the kept partitions (a Series with the same index for a Series input).
+
+    Privacy: (ε, δ)-DP for user-level add/remove neighbours: the noisy counts of partitions
+    present in both logs are ε-DP (L1 sensitivity L0), and a partition only the added user
+    holds is released with probability at most δ/L0 (Korolova et al. 2009; Wilson et al.
+    2020; Desfontaines et al. 2022 give the optimal rule).
+
+    Defined in: chapters/10_user_level.ipynb
+
+    Examples
+    --------
+    >>> from dp_lib import make_rng
+    >>> select_partitions([1, 5, 500], 1.0, 1e-6, 1, rng=make_rng(0)).tolist()
+    [False, False, True]
+    """
+    counts = check_finite_array(counts_of_distinct_users, "counts_of_distinct_users", ndim=1)
+    if np.any(counts < 0):
+        raise ValueError("counts_of_distinct_users must be counts >= 0")
+    b, tau = partition_selection_threshold(epsilon, delta, max_partitions)
+    keep = counts + sample_laplace(b, size=counts.size, rng=check_rng(rng)) > tau
+    if isinstance(counts_of_distinct_users, pd.Series):
+        return pd.Series(keep, index=counts_of_distinct_users.index, name="kept")
+    return keep
+
+
+def pipeline_dp_release(rows, backend, *, partitions, epsilon, max_partitions, max_per_partition, min_value,
+                        max_value):
+    """The chapter's PipelineDP pipeline: user-level COUNT and SUM per public partition.
+
+    ``rows`` are (user, partition, value) tuples in any collection the backend accepts
+    (a list for ``pipeline_dp.LocalBackend()``, an RDD for ``pipeline_dp.SparkRDDBackend(sc)``).
+    PipelineDP splits ε evenly between COUNT and SUM, bounds contributions itself and draws
+    Laplace noise from Google's differential-privacy library (secure, cannot be seeded).
+
+    Returns
+    -------
+    The backend's lazy collection of (partition, MetricsTuple(count, sum)) (budget already computed).
+
+    Privacy: ε-DP for user-level add/remove neighbours (PipelineDP's contract).
+
+    Defined in: chapters/10_user_level.ipynb
+
+    Examples
+    --------
+    >>> import pipeline_dp
+    >>> out = dict(pipeline_dp_release([(1, "a", 3.0)] * 5, pipeline_dp.LocalBackend(), partitions=["a"],
+    ...                                epsilon=1.0, max_partitions=1, max_per_partition=1, min_value=0.0,
+    ...                                max_value=5.0))
+    >>> sorted(out), out["a"]._fields
+    (['a'], ('count', 'sum'))
+    """
+    import pipeline_dp
+
+    accountant = pipeline_dp.NaiveBudgetAccountant(total_epsilon=check_epsilon(epsilon), total_delta=0)
+    engine = pipeline_dp.DPEngine(accountant, backend)
+    params = pipeline_dp.AggregateParams(
+        noise_kind=pipeline_dp.NoiseKind.LAPLACE, metrics=[pipeline_dp.Metrics.COUNT, pipeline_dp.Metrics.SUM],
+        max_partitions_contributed=check_int(max_partitions, "max_partitions", minimum=1),
+        max_contributions_per_partition=check_int(max_per_partition, "max_per_partition", minimum=1),
+        min_value=float(min_value), max_value=float(max_value))
+    extractors = pipeline_dp.DataExtractors(privacy_id_extractor=lambda r: r[0], partition_extractor=lambda r: r[1],
+                                            value_extractor=lambda r: r[2])
+    result = engine.aggregate(rows, params, extractors, public_partitions=list(partitions))
+    accountant.compute_budgets()
+    return result

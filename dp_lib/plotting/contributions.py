@@ -1,0 +1,171 @@
+"""Figures of the user-level chapter: event- vs user-level noise, the bounding trade-off, partition selection."""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from ..contributions import CATEGORIES, load_visits, partition_selection_threshold
+from .style import OKABE_ITO, book_style, message_figure, new_figure
+
+__all__ = ["visit_cells", "expected_bounded_counts", "plot_heavy_user", "plot_bounding_tradeoff",
+           "plot_partition_selection"]
+
+BIG = CATEGORIES[:10]
+
+
+@lru_cache(maxsize=1)
+def _cells():
+    log = load_visits()
+    cell = log.groupby(["user", "category"]).size().rename("n").reset_index()
+    cell["m"] = cell.groupby("user")["category"].transform("size")
+    cell["k"] = pd.Index(CATEGORIES).get_indexer(cell["category"])
+    return cell[["n", "m", "k"]].to_numpy()
+
+
+def visit_cells():
+    """Rows per (user, category) of the shop log, with the user's number of categories.
+
+    Returns
+    -------
+    numpy array of shape (cells, 3): n (rows), m (the user's categories), k (index in CATEGORIES).
+
+    Privacy: none (raw data, for figures). Defined in: chapters/10_user_level.ipynb
+    """
+    return _cells().copy()
+
+
+def expected_bounded_counts(max_partitions, max_per_partition):
+    """Expected row count per category after bounding: Σ over users of min(1, L0/m)·min(n, L∞).
+
+    Returns
+    -------
+    numpy array, one value per entry of ``CATEGORIES``.
+
+    Privacy: none (raw data, for figures). Defined in: chapters/10_user_level.ipynb
+
+    Examples
+    --------
+    >>> int(expected_bounded_counts(30, 10_000).sum())
+    84215
+    """
+    n, m, k = _cells().T
+    weight = np.minimum(1.0, max_partitions / m) * np.minimum(n, max_per_partition)
+    return np.bincount(k, weights=weight, minlength=len(CATEGORIES))
+
+
+@book_style
+def plot_heavy_user(epsilon=1.0, *, heavy_rows=631, max_per_partition=10, base=10_236):
+    """Densities of the released "kitchen" count with and without the heaviest user.
+
+    Left, event level (noise Lap(1/ε)): the two curves are hundreds of noise widths apart, so one
+    release tells whether the user is in the log. Right, user level with one public partition
+    (the user keeps at most L∞ rows, noise Lap(L∞/ε)): the curves overlap and the user is hidden.
+
+    Privacy: none (exact densities, no data). Defined in: chapters/10_user_level.ipynb
+    """
+    fig, axes = new_figure(1, 2, width=8.0, height=2.8)
+    panels = ((axes[0], heavy_rows, 1 / epsilon, f"event level: Lap(1/ε), ε = {epsilon:g}"),
+              (axes[1], max_per_partition, max_per_partition / epsilon,
+               f"user level: L∞ = {max_per_partition}, Lap(L∞/ε)"))
+    for ax, shift, scale, title in panels:
+        span = max(shift, 8 * scale)
+        x = np.linspace(base - 4 * scale - 0.1 * span, base + shift + 4 * scale + 0.1 * span, 800)
+        for loc, colour, label in ((base, OKABE_ITO["blue"], "without the user"),
+                                   (base + shift, OKABE_ITO["vermillion"], "with the user")):
+            ax.plot(x, np.exp(-np.abs(x - loc) / scale) / (2 * scale), color=colour, label=label)
+        ax.set_title(title)
+        ax.set_xlabel("released kitchen count")
+        ax.set_yticks([])
+    axes[0].legend(loc="upper center")
+    return fig
+
+
+def _rms(l0, linf, epsilon, true):
+    bias = true - expected_bounded_counts(l0, linf)[:10]
+    return 100 * math.sqrt(np.mean((bias ** 2 + 2 * (l0 * linf / epsilon) ** 2) / true ** 2))
+
+
+L0_CURVES = (1, 2, 3, 5, 10)
+LINF_GRID = np.unique(np.round(np.geomspace(1, 200, 40)).astype(int))
+
+
+@lru_cache(maxsize=8)
+def _curves(epsilon):
+    true = expected_bounded_counts(30, 10_000)[:10]
+    return {l0: np.array([_rms(l0, linf, epsilon, true) for linf in LINF_GRID]) for l0 in L0_CURVES}
+
+
+@book_style
+def plot_bounding_tradeoff(max_partitions=3, max_per_partition=10, epsilon=1.0):
+    """Bias against noise as the contribution bounds move, on the shop log.
+
+    Left: for the ten big categories, the relative error from bounding (expected rows dropped,
+    bars) and the standard deviation of the Laplace noise √2·L0·L∞/ε (dots), in % of the true
+    count. Right: the root-mean-square relative error over those categories against L∞ (log
+    scale) for several L0, with the chosen setting marked. Small bounds drop rows (bias), large
+    bounds need more noise: the error is smallest in between.
+
+    Privacy: none (expected values from the raw data, for teaching). Defined in: chapters/10_user_level.ipynb
+    """
+    if not (isinstance(max_partitions, int) and isinstance(max_per_partition, int) and max_partitions >= 1
+            and max_per_partition >= 1 and epsilon > 0):
+        return message_figure("choose max_partitions >= 1, max_per_partition >= 1 and ε > 0")
+    true = expected_bounded_counts(30, 10_000)[:10]
+    fig, (left, right) = new_figure(1, 2, width=8.4, height=3.2)
+    bias = 100 * (true - expected_bounded_counts(max_partitions, max_per_partition)[:10]) / true
+    noise = 100 * math.sqrt(2) * max_partitions * max_per_partition / epsilon / true
+    left.bar(range(10), bias, color=OKABE_ITO["orange"], label="bias: rows dropped")
+    left.plot(range(10), np.minimum(noise, 99), "o", color=OKABE_ITO["blue"], label="noise std")
+    left.set_xticks(range(10), BIG, rotation=60, fontsize=8)
+    left.set_ylabel("% of the true count")
+    left.set_ylim(0, 100)
+    left.set_title(f"L0 = {max_partitions}, L∞ = {max_per_partition}, ε = {epsilon:g}")
+    left.legend(loc="upper left")
+    colours = (OKABE_ITO["sky"], OKABE_ITO["green"], OKABE_ITO["purple"], OKABE_ITO["orange"], OKABE_ITO["black"])
+    for colour, (l0, rms) in zip(colours, _curves(float(epsilon)).items()):
+        right.plot(LINF_GRID, rms, color=colour, label=f"L0 = {l0}")
+    right.plot([max_per_partition], [min(_rms(max_partitions, max_per_partition, epsilon, true), 79)], "*",
+               ms=14, color=OKABE_ITO["vermillion"], label="chosen")
+    right.set_xscale("log")
+    right.set_xticks([1, 3, 10, 30, 100, 200], ["1", "3", "10", "30", "100", "200"])
+    right.minorticks_off()
+    right.set_xlabel("max_per_partition L∞ (log scale)")
+    right.set_ylabel("RMS relative error (%)")
+    right.set_ylim(0, 80)
+    right.legend(loc="upper center", fontsize=8, ncol=3)
+    dropped = 100 * (1 - expected_bounded_counts(max_partitions, max_per_partition).sum() / 84_215)
+    right.set_title(f"rows dropped: {dropped:.1f} % of the log")
+    return fig
+
+
+@book_style
+def plot_partition_selection(epsilon=1.0, delta=1e-6, max_partitions=1, user_counts=None):
+    """Probability that Laplace thresholding keeps a partition, against its number of distinct users.
+
+    The curve is 1 - P(Lap(b) <= τ - users) with (b, τ) from ``partition_selection_threshold``; the dashed
+    line is τ, and the marks show the niche categories of the shop log at their user counts.
+
+    Privacy: none (exact probabilities). Defined in: chapters/10_user_level.ipynb
+    """
+    b, tau = partition_selection_threshold(epsilon, delta, max_partitions)
+    users = np.linspace(0, tau + 8 * b, 600)
+    z = tau - users
+    keep = np.where(z >= 0, 0.5 * np.exp(-np.abs(z) / b), 1 - 0.5 * np.exp(-np.abs(z) / b))
+    fig, ax = new_figure(width=8.0, height=2.8)
+    ax.plot(users, keep, color=OKABE_ITO["blue"])
+    ax.axvline(tau, ls="--", color=OKABE_ITO["black"], lw=1)
+    ax.text(tau, 0.05, f"  τ = {tau:.1f}", va="bottom")
+    if user_counts is not None:
+        c = np.asarray(user_counts, dtype=float)
+        zc = tau - c
+        ax.plot(c, np.where(zc >= 0, 0.5 * np.exp(-np.abs(zc) / b), 1 - 0.5 * np.exp(-np.abs(zc) / b)), "o",
+                color=OKABE_ITO["vermillion"], label="niche categories")
+        ax.legend(loc="center right")
+    ax.set_xlabel("distinct users in the partition")
+    ax.set_ylabel("P(partition released)")
+    ax.set_title(f"Laplace thresholding, ε = {epsilon:g}, δ = {delta:g}, L0 = {max_partitions}")
+    return fig
