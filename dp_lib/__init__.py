@@ -15,6 +15,7 @@ Modules are split by topic, and every public name is re-exported here:
 - ``audit``: empirical auditing: a certified lower bound on ε from neighbouring inputs (Clopper–Pearson)
 - ``validation``: shared argument checks (``ValueError`` naming the parameter)
 - ``plotting``: the book's figures, in one colour-blind-safe style
+- ``widgets``: ``interact_figure``, the chapters' sliders (one PNG per move), and ``setup_figures``
 
 Every function that draws noise takes a keyword-only ``rng`` (a
 ``numpy.random.Generator``).
@@ -31,10 +32,11 @@ from .noise import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
 from .sensitivity import *  # noqa: F401,F403
+from .widgets import *  # noqa: F401,F403
 from . import (aggregate, audit, composition, data, learning, local, mechanisms, noise, plotting,  # noqa: E402
-               random, selection, sensitivity, validation)
+               random, selection, sensitivity, validation, widgets)
 
 __all__ = [*aggregate.__all__, *audit.__all__, *composition.__all__, *data.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__,
-           *random.__all__, *selection.__all__, *sensitivity.__all__]
+           *random.__all__, *selection.__all__, *sensitivity.__all__, *widgets.__all__]
 
 __version__ = "0.1.0"
