@@ -179,11 +179,10 @@ def setup_figures() -> None:
     shell = get_ipython()
     if shell is None:
         return
-    from matplotlib_inline.backend_inline import InlineBackend, set_matplotlib_formats
-
     from binascii import b2a_base64
 
     from matplotlib.figure import Figure
+    from matplotlib_inline.backend_inline import InlineBackend, set_matplotlib_formats
 
     settings = {k: v for k, v in PNG_SETTINGS.items() if k != "format"}
     InlineBackend.instance().print_figure_kwargs = settings  # kept if %matplotlib inline runs again
