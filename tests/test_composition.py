@@ -308,10 +308,6 @@ def test_parallel_histogram_refuses():
 # ---------------------------------------------------------------- figures of Chapter 2
 
 
-def _texts(fig):
-    return [t.get_text() for ax in fig.axes for t in ax.texts] + [ax.get_title() for ax in fig.axes]
-
-
 def test_slider_figures_defaults_and_reproducibility():
     from matplotlib.figure import Figure
 
