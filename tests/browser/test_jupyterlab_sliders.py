@@ -383,8 +383,9 @@ def _measure_slider(page, lab, index, handle) -> dict:
         k = len(before["keys"])  # this key's index in log["keys"]
         new = [f for f in log["figures"] if f["afterKeys"] > k]
         steps.append(new[0]["painted"] - log["keys"][k])
+        if len(steps) == 1:  # the first step's figure (ten steps may come back to the start)
+            stepped = {"png": _figure_png(page, index), "handles": page.evaluate(INTERACT_STATE, index)["handles"]}
     cpu_step = (_kernel_cpu_s(lab) - cpu0) / STEPS
-    stepped = {"png": _figure_png(page, index), "handles": page.evaluate(INTERACT_STATE, index)["handles"]}
     key = _direction(handle, DRAG_STEPS)  # the side with more room (a short slider stops at its end)
     before = page.evaluate(LATENCY_LOG, index)
     start = time.monotonic()
