@@ -50,6 +50,9 @@ def main(argv=None) -> int:
                         + " (results/latest.* are then left as they are)")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds per mechanism family (5)")
     parser.add_argument("--repeats", type=int, default=5, help="timed callbacks per slider setting (5)")
+    parser.add_argument("--png", choices=("book", "tight"), default="book",
+                        help="slider callbacks: encode the PNG as the notebook does (book) or with IPython's "
+                             "default bbox_inches='tight' (the slow path before dp_lib.widgets)")
     args = parser.parse_args(argv)
     only = [s for s in args.only.split(",") if s]
     if any(s not in SECTIONS for s in only):
@@ -68,7 +71,7 @@ def main(argv=None) -> int:
         mech = run_mechanisms(rounds=args.rounds, log=_log)
     if "sliders" in sections:
         _log("sliders:")
-        sliders = run_sliders(repeats=args.repeats, log=_log)
+        sliders = run_sliders(repeats=args.repeats, log=_log, png=args.png)
     if "scale" in sections:
         _log("scale:")
         scale = run_scale(log=_log)

@@ -24,6 +24,7 @@ Modules are split by topic, and every public name is re-exported here:
 - ``plotting``: the book's figures, in one colour-blind-safe style (imported on first use)
 - ``local``: local DP: randomized response, k-ary RR, unary encoding (SUE/OUE)
 - ``contributions``: user-level privacy: contribution bounding, partition selection, the PipelineDP pipeline
+- ``widgets``: ``interact_figure``, the chapters' sliders (one PNG per move), and ``setup_figures``
 
 Every function that draws noise takes a keyword-only ``rng`` (a
 ``numpy.random.Generator``).
@@ -49,9 +50,10 @@ from .selection import *  # noqa: F401,F403
 from .sensitivity import *  # noqa: F401,F403
 from .svt import *  # noqa: F401,F403
 from .unary import *  # noqa: F401,F403
-from . import (accounting, aggregate, attacks, audit, composition, contributions, data, dp_sgd, exact, floating, learning, local, mechanisms, noise, quantiles, random, selection, sensitivity, svt, unary, validation)  # noqa: E402
+from .widgets import *  # noqa: F401,F403
+from . import (accounting, aggregate, attacks, audit, composition, contributions, data, dp_sgd, exact, floating, learning, local, mechanisms, noise, quantiles, random, selection, sensitivity, svt, unary, validation, widgets)  # noqa: E402
 
-__all__ = [*accounting.__all__, *aggregate.__all__, *attacks.__all__, *audit.__all__, *composition.__all__, *contributions.__all__, *data.__all__, *dp_sgd.__all__, *exact.__all__, *floating.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__, *quantiles.__all__, *random.__all__, *selection.__all__, *sensitivity.__all__, *svt.__all__, *unary.__all__]
+__all__ = [*accounting.__all__, *aggregate.__all__, *attacks.__all__, *audit.__all__, *composition.__all__, *contributions.__all__, *data.__all__, *dp_sgd.__all__, *exact.__all__, *floating.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__, *quantiles.__all__, *random.__all__, *selection.__all__, *sensitivity.__all__, *svt.__all__, *unary.__all__, *widgets.__all__]
 
 __version__ = "0.2.0"
 

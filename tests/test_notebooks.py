@@ -67,10 +67,32 @@ def test_ignore_tags_only_on_slider_cells(path):
         tags = set(cell["metadata"].get("tags", []))
         if tags & IGNORE_TAGS:
             assert tags & IGNORE_TAGS == {"nbval-ignore-output"}, f"{path.name}: {tags & IGNORE_TAGS}"
-            assert re.fullmatch(r"_ = interact(ive_output)?\(.*\)", _source(cell).strip(), re.S), \
+            assert re.fullmatch(r"_ = interact_figure\(.*\)", _source(cell).strip(), re.S), \
                 f"{path.name}: nbval-ignore-output is reserved for one-line slider cells"
         else:
-            assert "interact(" not in _source(cell), f"{path.name}: a slider cell without nbval-ignore-output"
+            assert "interact_figure(" not in _source(cell), f"{path.name}: a slider cell without nbval-ignore-output"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_sliders_use_interact_figure(path):
+    """Sliders go through dp_lib.widgets (one PNG per move, no Output-widget echo), figures are drawn once.
+
+    The conversion from ipywidgets (README, contributor notes): ``_ = interact(plot_x, ...)`` becomes
+    ``_ = interact_figure(plot_x, ...)``; the setup cell imports ``interact_figure, setup_figures`` from
+    ``dp_lib.widgets`` and calls ``setup_figures()`` after ``%matplotlib inline``.
+    """
+    code = _code_cells(path)
+    for cell in code:
+        src = _source(cell)
+        assert not re.search(r"\binteract(ive_output)?\(", src), (
+            f"{path.name}: a slider cell uses ipywidgets' interact: write `_ = interact_figure(plot_x, ...)` "
+            f"(from dp_lib.widgets) instead: {src[:60]!r}")
+    setup = _source(code[0])
+    assert "from dp_lib.widgets import" in setup and re.search(r"^setup_figures\(\)$", setup, re.M), \
+        f"{path.name}: the setup cell imports from dp_lib.widgets and calls setup_figures()"
+    if "%matplotlib inline" in setup:
+        assert setup.index("%matplotlib inline") < setup.index("\nsetup_figures()"), \
+            f"{path.name}: call setup_figures() after %matplotlib inline (which would reset it)"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -99,16 +121,16 @@ def _slider_calls():
     for path in NOTEBOOKS:
         for cell in _code_cells(path):
             src = _source(cell)
-            if "interact(" in src:
+            if "interact_figure(" in src:
                 yield pytest.param(path, src, id=f"{path.stem}")
 
 
 @pytest.mark.parametrize("path, src", list(_slider_calls()))
 def test_slider_cells_name_every_widget(path, src):
-    """`interact` makes a widget for every parameter with a default, keyword-only ones included.
+    """Every parameter of the plotted function with a default is named in the slider call.
 
-    So every such parameter of the plotted function must be named in the call
-    (a slider, or `fixed(...)`); otherwise a stray slider appears in JupyterLab.
+    A slider or ``fixed(...)``: the call says in one place what the reader can move and what is held,
+    and a later ``interact`` conversion cannot add a stray slider.
     """
     import ast
     import importlib
@@ -119,7 +141,7 @@ def test_slider_cells_name_every_widget(path, src):
     func = getattr(importlib.import_module("dp_lib.plotting"), func_name)
     named = {kw.arg for kw in call.keywords}
     with_default = {n for n, p in inspect.signature(func).parameters.items() if p.default is not p.empty}
-    assert with_default <= named, f"{path.name}: interact({func_name}) would add sliders for {with_default - named}"
+    assert with_default <= named, f"{path.name}: interact_figure({func_name}) leaves {with_default - named} unnamed"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

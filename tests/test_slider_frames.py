@@ -6,18 +6,18 @@ the build. It re-draws every frame with the chapter's plotting function and
 requires byte-equal PNGs, so the site's frames cannot drift from the code.
 """
 
-import importlib.util
+import ast
 import inspect
 import json
+import math
 from pathlib import Path
 
 import pytest
 
+from tools import slider_frames
+
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
-_spec = importlib.util.spec_from_file_location("slider_frames", ROOT / "tools" / "slider_frames.py")
-slider_frames = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(slider_frames)
 
 
 def _slider_specs():
@@ -26,7 +26,8 @@ def _slider_specs():
         for cell in json.loads(path.read_text())["cells"]:
             spec = cell.get("metadata", {}).get("slider_frames")
             if spec:
-                found.append(pytest.param(path.stem, spec, id=f"{path.stem}:{spec['function'].rpartition('.')[2]}"))
+                found.append(pytest.param(path.stem, spec, "".join(cell["source"]),
+                                          id=f"{path.stem}:{spec['function'].rpartition('.')[2]}"))
     return found
 
 
@@ -36,13 +37,13 @@ SPECS = _slider_specs()
 def test_every_chapter_with_sliders_has_frames():
     for path in sorted((ROOT / "chapters").glob("*.ipynb")):
         cells = json.loads(path.read_text())["cells"]
-        has_slider = any("interact(" in "".join(c["source"]) for c in cells if c["cell_type"] == "code")
+        has_slider = any("interact_figure(" in "".join(c["source"]) for c in cells if c["cell_type"] == "code")
         has_frames = any(c.get("metadata", {}).get("slider_frames") for c in cells)
         assert has_frames or not has_slider, f"{path.name} has a slider but no pre-rendered frames"
 
 
-@pytest.mark.parametrize("doc, spec", SPECS)
-def test_spec_is_valid(doc, spec):
+@pytest.mark.parametrize("doc, spec, source", SPECS)
+def test_spec_is_valid(doc, spec, source):
     func = slider_frames.resolve_function(spec["function"])
     params = inspect.signature(func).parameters
     for name, values in spec["grid"].items():
@@ -52,9 +53,41 @@ def test_spec_is_valid(doc, spec):
     slider_frames.default_setting(spec)  # raises if a default is off the grid
 
 
+def _slider_ranges(source):
+    """{argument: (low, high, start value)} of the slider cell's controls, evaluated from its source."""
+    def linear(**kw):
+        return ("range", kw["min"], kw["max"], kw.get("value"))
+
+    def log(**kw):
+        base = kw.get("base", 10)
+        return ("range", base ** kw["min"], base ** kw["max"], kw.get("value"))
+
+    names = {"FloatSlider": linear, "IntSlider": linear, "FloatLogSlider": log,
+             "fixed": lambda value: ("fixed", value, value, value), "math": math}
+    call = ast.parse(source).body[0].value
+    return {kw.arg: eval(compile(ast.Expression(kw.value), "<slider>", "eval"), names)  # noqa: S307 (our cells)
+            for kw in call.keywords}
+
+
+@pytest.mark.parametrize("doc, spec, source", SPECS)
+def test_grid_lies_inside_the_sliders(doc, spec, source):
+    """The grid is declared once, in the cell's metadata: every value is one the slider can reach,
+    the slider starts at the function's default, and that default is a grid point."""
+    ranges = _slider_ranges(source)
+    defaults = slider_frames.default_setting(spec)
+    for name, values in spec["grid"].items():
+        assert name in ranges and ranges[name][0] == "range", f"{doc}: {name} has frames but no slider"
+        _, low, high, start = ranges[name]
+        tol = 1e-9 * max(abs(low), abs(high))
+        outside = [v for v in values if not low - tol <= v <= high + tol]
+        assert not outside, f"{doc}: {name} grid values {outside} lie outside the slider's [{low}, {high}]"
+        assert start is None or math.isclose(start, defaults[name]), \
+            f"{doc}: the {name} slider starts at {start}, the function's default is {defaults[name]}"
+
+
 @pytest.mark.skipif(not SITE.is_dir(), reason="no built site: run `jupyter-book build .` first")
-@pytest.mark.parametrize("doc, spec", SPECS)
-def test_built_frames_equal_the_plotting_function(doc, spec):
+@pytest.mark.parametrize("doc, spec, source", SPECS)
+def test_built_frames_equal_the_plotting_function(doc, spec, source):
     folder = SITE / "_static" / slider_frames.STATIC_DIR
     page = (SITE / "chapters" / f"{doc}.html").read_text()
     for setting in slider_frames.grid_points(spec):

@@ -10,7 +10,6 @@ student notebook runs instead. That the same checks pass on the real solutions i
 verifies on the committed chapters (`pytest --nbval`); here the committed outputs are checked for it.
 """
 
-import importlib.util
 import json
 import re
 import subprocess
@@ -21,12 +20,10 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from tools import make_student_edition as student
+
 ROOT = Path(__file__).resolve().parents[1]
-TOOL = ROOT / "tools" / "make_student_edition.py"
 NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))
-_spec = importlib.util.spec_from_file_location("make_student_edition", TOOL)
-student = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(student)
 
 
 def _tags(cell):
@@ -40,7 +37,8 @@ def _has_checks(path):
 @pytest.fixture(scope="module")
 def edition(tmp_path_factory):
     out = tmp_path_factory.mktemp("student_edition")
-    subprocess.run([sys.executable, str(TOOL), "--out", str(out)], check=True, capture_output=True, timeout=120)
+    subprocess.run([sys.executable, "-m", "tools.make_student_edition", "--out", str(out)], cwd=ROOT, check=True,
+                   capture_output=True, timeout=120)
     return out
 
 

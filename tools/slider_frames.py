@@ -1,6 +1,6 @@
 """Sphinx extension: sliders that move in the static book, with no kernel and no CDN.
 
-A chapter's slider cell (``_ = interact(plot_x, ...)``) may carry cell metadata
+A chapter's slider cell (``_ = interact_figure(plot_x, ...)``) may carry cell metadata
 
     "slider_frames": {
         "function": "dp_lib.plotting.plot_noisy_count",
@@ -18,7 +18,15 @@ of the function must be on the grid; it is shown first. A few lines of local
 JavaScript swap the image; nothing is fetched from another host.
 
 ``render_frame`` is also what the tests use to check that the built frames are
-exactly what the plotting function draws.
+exactly what the plotting function draws: the same ``dp_lib.widgets`` calls the
+JupyterLab slider makes (``slider_figure`` + ``figure_png``), so a frame is
+byte for byte the image the slider shows.
+
+Speed: frames are drawn in worker processes (one per core) while Sphinx reads
+the other pages, and kept in ``.slider-frames-cache/`` (ignored by git) under a
+key made of the frame's function, setting and a hash of every ``dp_lib`` source
+file and the matplotlib/numpy versions, so a rebuild redraws only the frames
+whose code or arguments changed. ``DP_SLIDER_FRAMES_CACHE=0`` turns the cache off.
 """
 
 from __future__ import annotations
@@ -30,8 +38,11 @@ import inspect
 import io
 import itertools
 import json
+import os
 import posixpath
 import shutil
+from concurrent.futures import ProcessPoolExecutor
+from functools import lru_cache
 from pathlib import Path
 
 from docutils import nodes
@@ -39,6 +50,7 @@ from docutils import nodes
 STATIC_DIR = "slider-frames"
 JS_FILE = "slider_frames.js"
 _HERE = Path(__file__).resolve().parent / "slider_frames_static"
+CACHE_DIR = Path(__file__).resolve().parents[1] / ".slider-frames-cache"
 
 
 def resolve_function(dotted: str):
@@ -70,11 +82,41 @@ def default_setting(spec: dict) -> dict:
 
 
 def render_frame(spec: dict, setting: dict) -> bytes:
-    """PNG bytes of the figure for one setting, saved as the notebook's inline backend does."""
-    fig = resolve_function(spec["function"])(**setting)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", bbox_inches="tight", dpi=fig.dpi, metadata={"Software": None})
-    return buf.getvalue()
+    """PNG bytes of the figure for one setting, exactly as the JupyterLab slider shows it."""
+    from dp_lib.widgets import figure_png, slider_figure
+
+    return figure_png(slider_figure(resolve_function(spec["function"]), setting))
+
+
+@lru_cache(maxsize=1)
+def code_hash() -> str:
+    """A hash of everything a frame depends on: the dp_lib sources and the numpy/matplotlib versions."""
+    import dp_lib
+    import matplotlib
+    import numpy
+
+    digest = hashlib.sha256(f"{matplotlib.__version__} {numpy.__version__}".encode())
+    package = Path(dp_lib.__file__).resolve().parent
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _cache_path(spec: dict, setting: dict) -> Path:
+    key = json.dumps({"function": spec["function"], "setting": setting, "code": code_hash()}, sort_keys=True)
+    return CACHE_DIR / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.png"
+
+
+def _render_to(spec: dict, setting: dict, target: str) -> None:
+    """Worker: draw one frame into ``target`` (and the cache)."""
+    data = render_frame(spec, setting)
+    Path(target).write_bytes(data)
+    if os.environ.get("DP_SLIDER_FRAMES_CACHE", "1") != "0":
+        cached = _cache_path(spec, setting)
+        cached.parent.mkdir(exist_ok=True)
+        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        tmp.replace(cached)
 
 
 def frame_name(spec: dict, setting: dict) -> str:
@@ -120,6 +162,37 @@ def _control_html(spec: dict, files: list[str], defaults: dict, cell_id: str) ->
     )
 
 
+class _Frames:
+    """Frames to draw, drawn by worker processes while Sphinx goes on reading pages."""
+
+    def __init__(self):
+        self.pool, self.futures = None, []
+
+    def submit(self, spec: dict, setting: dict, target: Path) -> None:
+        cached = _cache_path(spec, setting)
+        if os.environ.get("DP_SLIDER_FRAMES_CACHE", "1") != "0" and cached.is_file():
+            shutil.copyfile(cached, target)
+            return
+        if self.pool is None:
+            import multiprocessing
+
+            self.pool = ProcessPoolExecutor(max_workers=os.cpu_count() or 1,
+                                            mp_context=multiprocessing.get_context("fork"))
+        self.futures.append(self.pool.submit(_render_to, spec, setting, str(target)))
+
+    def finish(self) -> None:
+        try:
+            for future in self.futures:
+                future.result()  # re-raises a worker's error
+        finally:
+            if self.pool is not None:
+                self.pool.shutdown()
+            self.pool, self.futures = None, []
+
+
+_FRAMES = _Frames()
+
+
 def _add_frames(app, doctree) -> None:
     if app.builder.format != "html":
         return
@@ -132,17 +205,22 @@ def _add_frames(app, doctree) -> None:
             continue
         defaults = default_setting(spec)
         files = []
+        outdir.mkdir(parents=True, exist_ok=True)
         for setting in grid_points(spec):
             name = frame_name(spec, setting)
-            outdir.mkdir(parents=True, exist_ok=True)
-            (outdir / name).write_bytes(render_frame(spec, setting))
+            _FRAMES.submit(spec, setting, outdir / name)
             files.append(posixpath.relpath(f"_static/{STATIC_DIR}/{name}", posixpath.dirname(docname) or "."))
         cell_id = f"slider-frames-{posixpath.basename(docname)}-{count}"
         node.append(nodes.raw("", _control_html(spec, files, defaults, cell_id), format="html"))
         count += 1
 
 
+def _wait_for_frames(app, env):
+    _FRAMES.finish()
+
+
 def _copy_static(app, exception) -> None:
+    _FRAMES.finish()
     if exception is None and app.builder.format == "html":
         target = Path(app.outdir) / "_static"
         target.mkdir(parents=True, exist_ok=True)
@@ -154,5 +232,6 @@ def setup(app):
     app.add_js_file(JS_FILE)
     app.add_css_file("slider_frames.css")
     app.connect("doctree-read", _add_frames)
+    app.connect("env-updated", _wait_for_frames)
     app.connect("build-finished", _copy_static)
     return {"version": "1.0", "parallel_read_safe": False, "parallel_write_safe": True}

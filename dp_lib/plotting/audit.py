@@ -83,13 +83,8 @@ def audit_laplace_figure(epsilon, *, seed=2024, grid=AUDIT_EPSILONS, trials=_TRI
 
     Defined in: chapters/A1_auditing.ipynb
     """
+    eps = check_epsilon(epsilon)
     fig, (left, right) = new_figure(1, 2, width=9.0, height=3.4)
-    try:
-        eps = check_epsilon(epsilon)
-    except ValueError as err:
-        for ax in (left, right):
-            ax.text(0.5, 0.5, str(err), ha="center", va="center", wrap=True, transform=ax.transAxes)
-        return fig
     count = float(count_older_than_40())
     b = 1.0 / eps
     x = np.linspace(count - 1 - 6 * b, count + 6 * b, 600)

@@ -13,7 +13,7 @@ from ..mechanisms import laplace_mech
 from ..noise import laplace_pdf
 from ..random import make_rng
 from ..validation import check_finite_array
-from .style import OKABE_ITO, book_style, count_older_than_40, is_finite_number, message_figure, new_figure
+from .style import OKABE_ITO, book_style, count_older_than_40, is_finite_number, new_figure
 
 __all__ = ["plot_averaging", "plot_advanced_composition", "plot_noisy_histogram"]
 
@@ -38,9 +38,9 @@ def plot_averaging(epsilon=1.0, k=10, seed=2024):
     Defined in: chapters/02_composition.ipynb
     """
     if not (is_finite_number(epsilon) and epsilon > 0):
-        return message_figure(f"ε must be a number > 0 (got {epsilon!r})")
+        raise ValueError(f"epsilon (ε) must be a number > 0 (got {epsilon!r})")
     if not (isinstance(k, Integral) and not isinstance(k, bool) and k >= 1):
-        return message_figure(f"k must be a whole number ≥ 1 (got {k!r})")
+        raise ValueError(f"k must be a whole number ≥ 1 (got {k!r})")
     true_answer = count_older_than_40()
     rng = make_rng(seed)
     single = laplace_mech(np.full(N_TRIALS, float(true_answer)), 1.0, epsilon, rng=rng) - true_answer
@@ -89,9 +89,9 @@ def plot_advanced_composition(epsilon=0.1, delta_prime=1e-5):
     Defined in: chapters/02_composition.ipynb
     """
     if not (is_finite_number(epsilon) and 0 < epsilon <= 10):
-        return message_figure(f"ε per query must be in (0, 10] (got {epsilon!r})")
+        raise ValueError(f"epsilon (ε per query) must be in (0, 10] (got {epsilon!r})")
     if not (is_finite_number(delta_prime) and 0 < delta_prime < 1):
-        return message_figure(f"δ' must be in (0, 1) (got {delta_prime!r})")
+        raise ValueError(f"delta_prime (δ') must be in (0, 1) (got {delta_prime!r})")
     ks = np.arange(1, K_MAX_ADVANCED + 1)
     plain = ks * epsilon
     advanced = _advanced_epsilon(epsilon, ks, delta_prime)

@@ -13,7 +13,7 @@ from ..learning import (accuracy, clipped_gradient_sum, adult_features, gradient
 from ..mechanisms import analytic_gaussian_sigma
 from ..random import make_rng
 from ..validation import check_int, check_positive
-from .style import OKABE_ITO, book_style, message_figure, new_figure
+from .style import OKABE_ITO, book_style, new_figure
 
 __all__ = ["plot_private_training", "private_training_figure", "plot_gradient_norms", "plot_iterations_tradeoff"]
 
@@ -63,11 +63,7 @@ def plot_private_training(epsilon=1.0, iterations=20, clip_norm=1.5, seed=2024):
 
     Defined in: chapters/06_private_learning.ipynb
     """
-    try:
-        rng = make_rng(seed)
-        return private_training_figure(epsilon, iterations, clip_norm, rng=rng)
-    except ValueError as err:
-        return message_figure(f"No figure for this setting: {err}")
+    return private_training_figure(epsilon, iterations, clip_norm, rng=make_rng(seed))
 
 
 @book_style

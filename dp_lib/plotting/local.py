@@ -59,11 +59,16 @@ def plot_unary_histogram(p=0.75, q=0.25, seed=2024):
 
     One survey of the 30 718 respondents with an occupation, drawn with
     ``unary_perturb_counts`` from ``make_rng(seed)``; error bars are ±2 exact
-    standard deviations. ε = ln(p(1-q)/((1-p)q)) is shown in the title. When
-    the pair is unusable (p <= q, or p, q outside (0, 1)) the figure says so.
+    standard deviations. ε = ln(p(1-q)/((1-p)q)) is shown in the title. An
+    unusable pair (p <= q, or p, q outside (0, 1)) raises ``ValueError`` saying
+    why (the slider shows that message instead of the figure).
 
     Defined in: chapters/05_local_dp.ipynb
     """
+    if not _valid_pq(p, q):
+        raise ValueError(f"p and q must satisfy 0 < q < p < 1 (got p = {p!r}, q = {q!r}): with p ≤ q a reported 1 "
+                         "is no more likely for the true value than for any other, so (C − nq)/(p − q) is "
+                         "undefined. Move p above q.")
     counts = occupation_counts()
     order = counts.sort_values().index
     y = np.arange(len(order))
@@ -74,14 +79,6 @@ def plot_unary_histogram(p=0.75, q=0.25, seed=2024):
     ax.set_yticks(y, order, fontsize=8)
     ax.set_xticks(np.arange(-4000, 9001, 2000))
     ax.set(xlabel="number of respondents", xlim=(-4000, 9000))
-    if not _valid_pq(p, q):
-        ax.set_title(f"unary encoding, p = {p:.2f}, q = {q:.2f}: no estimate")
-        ax.text(2500, len(order) / 2, "Need 0 < q < p < 1.\nWith p ≤ q a reported 1 is no more likely\n"
-                "for the true value than for any other:\n(C − nq)/(p − q) is undefined. Move p above q.",
-                ha="center", va="center", fontsize=10, color=OKABE_ITO["vermillion"],
-                bbox={"facecolor": "white", "edgecolor": OKABE_ITO["vermillion"]})
-        ax.legend(loc="lower right", fontsize=8)
-        return fig
     n = int(counts.sum())
     est = debias_counts(unary_perturb_counts(counts, p, q, rng=make_rng(seed)), n, p, q)
     sd = np.sqrt(unary_variance(n, p, q, count=counts.to_numpy()))

@@ -13,7 +13,7 @@ from ..selection import (exponential_error_bound, exponential_mech, exponential_
                          laplace_noisy_max_win_probability, permute_and_flip_probabilities,
                          report_noisy_max)
 from ..validation import check_epsilon, check_finite_array, check_int, check_positive
-from .style import OKABE_ITO, book_style, message_figure, new_figure
+from .style import OKABE_ITO, book_style, new_figure
 
 __all__ = [
     "marital_status_counts",
@@ -39,11 +39,8 @@ def plot_selection_distributions(epsilon=0.0002, seed=2024, n_draws=10_000):
 
     Defined in: chapters/03_exponential_mechanism.ipynb
     """
-    try:
-        eps = check_epsilon(epsilon)
-        n_draws = check_int(n_draws, "n_draws", minimum=1)
-    except ValueError as err:
-        return message_figure(f"Cannot draw this setting: {err}")
+    eps = check_epsilon(epsilon)
+    n_draws = check_int(n_draws, "n_draws", minimum=1)
     categories, counts = marital_status_counts()
     best = counts.max()
     rnm = report_noisy_max(np.arange(counts.size), counts, 1.0, eps, rng=make_rng(seed),

@@ -25,7 +25,7 @@ from ..sensitivity import (
     smooth_sensitivity_mean,
 )
 from ..validation import check_finite_array
-from .style import OKABE_ITO, book_style, is_finite_number, message_figure, new_figure
+from .style import OKABE_ITO, book_style, is_finite_number, new_figure
 
 __all__ = [
     "plot_ls_leak",
@@ -196,11 +196,11 @@ def plot_mechanism_comparison(epsilon=1.0, bound=0.005, k=1000, seed=2024):
     ages, ids = _adult_ages_and_ids()
     n = ages.size
     if not (is_finite_number(epsilon) and epsilon > 0):
-        return message_figure(f"ε must be a number > 0 (got {epsilon!r})")
+        raise ValueError(f"epsilon (ε) must be a number > 0 (got {epsilon!r})")
     if not (is_finite_number(bound) and bound > 0):
-        return message_figure(f"the proposed bound b must be a number > 0 (got {bound!r})")
+        raise ValueError(f"bound (the proposed bound b) must be a number > 0 (got {bound!r})")
     if not (isinstance(k, Integral) and not isinstance(k, bool) and 1 <= k <= n):
-        return message_figure(f"k must be a whole number of chunks in [1, {n:,}] (got {k!r})")
+        raise ValueError(f"k must be a whole number of chunks in [1, {n:,}] (got {k!r})")
     delta, rng, truth = 1 / ADULT_PUBLIC_SIZE_BOUND**2, make_rng(seed), ages.mean()
     runs = {
         "GS: noisy sum / noisy count": gs_mean(ages, UPPER, epsilon, rng=rng, size=COMPARISON_RUNS),

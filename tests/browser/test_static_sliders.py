@@ -11,7 +11,6 @@ plotting function is checked in tests/test_slider_frames.py.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -19,11 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from tools import slider_frames
+
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
-_spec = importlib.util.spec_from_file_location("slider_frames", ROOT / "tools" / "slider_frames.py")
-slider_frames = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(slider_frames)
 
 
 def _pages_with_frames():
