@@ -59,7 +59,7 @@ def gaussian_rdp(alpha, sigma, sensitivity=1.0):
 
     Privacy: (α, RDP(α))-RDP for the neighbouring relation under which Δ bounds the L2 sensitivity.
 
-    Defined in: chapters/02_composition.ipynb
+    Defined in: chapters/03_composition.ipynb
 
     Examples
     --------
@@ -85,7 +85,7 @@ def gaussian_zcdp(sigma, sensitivity=1.0):
 
     Privacy: ρ-zCDP for the neighbouring relation under which Δ bounds the L2 sensitivity.
 
-    Defined in: chapters/02_composition.ipynb
+    Defined in: chapters/03_composition.ipynb
 
     Examples
     --------
@@ -116,7 +116,7 @@ def laplace_rdp(alpha, scale, sensitivity=1.0):
 
     Privacy: (α, RDP(α))-RDP for the neighbouring relation under which Δ bounds the L1 sensitivity.
 
-    Defined in: chapters/02_composition.ipynb
+    Defined in: chapters/03_composition.ipynb
 
     Examples
     --------
@@ -143,7 +143,7 @@ def zcdp_to_epsilon(rho, delta):
 
     Privacy: conversion only; the neighbouring relation is that of the zCDP guarantee.
 
-    Defined in: chapters/02_composition.ipynb
+    Defined in: chapters/03_composition.ipynb
 
     Examples
     --------
@@ -178,7 +178,7 @@ def rdp_to_epsilon(orders, rdp, delta):
 
     Privacy: conversion only; the result holds for the relation of the RDP guarantee.
 
-    Defined in: chapters/02_composition.ipynb
+    Defined in: chapters/03_composition.ipynb
 
     Examples
     --------
@@ -218,7 +218,7 @@ def subsampled_gaussian_rdp(alpha, q, sigma):
 
     Privacy: (α, RDP(α))-RDP for add/remove-one neighbours (each row is sampled independently).
 
-    Defined in: chapters/06_private_learning.ipynb
+    Defined in: chapters/08_private_learning.ipynb
 
     Examples
     --------
@@ -264,7 +264,7 @@ class RdpAccountant:
     Privacy: bookkeeping only; the guarantees are those of the recorded mechanisms, for add/remove-one
     neighbours (the relation of the subsampled Gaussian).
 
-    Defined in: chapters/02_composition.ipynb
+    Defined in: chapters/03_composition.ipynb
 
     Examples
     --------
@@ -333,7 +333,7 @@ def dp_sgd_sigma(epsilon, delta, q, steps, *, orders=DEFAULT_ORDERS, rel_tol=1e-
 
     Privacy: calibration only; DP-SGD run with this σ is (ε, δ)-DP for add/remove-one neighbours.
 
-    Defined in: chapters/06_private_learning.ipynb
+    Defined in: chapters/08_private_learning.ipynb
 
     Examples
     --------

@@ -29,7 +29,7 @@ def hash_chunks(keys, k):
 
     Privacy: none; a data-independent partition, as parallel composition needs.
 
-    Defined in: chapters/04_local_sensitivity.ipynb
+    Defined in: chapters/06_local_sensitivity.ipynb
 
     Examples
     --------
@@ -53,7 +53,7 @@ def contiguous_chunk_count(n, k):
 
     Privacy: none; a diagnostic of a common slip.
 
-    Defined in: chapters/04_local_sensitivity.ipynb
+    Defined in: chapters/06_local_sensitivity.ipynb
 
     Examples
     --------
@@ -96,7 +96,7 @@ def chunk_answers(values, f, k, lower, upper, *, keys=None, default=None):
 
     Privacy: none by itself; each answer depends on its own chunk only.
 
-    Defined in: chapters/04_local_sensitivity.ipynb
+    Defined in: chapters/06_local_sensitivity.ipynb
 
     Examples
     --------
@@ -158,7 +158,7 @@ def sample_and_aggregate(values, f, k, lower, upper, epsilon, *, rng, keys=None,
     answer by at most upper - lower, the mean by (upper - lower)/k (parallel
     composition over disjoint, data-independent chunks).
 
-    Defined in: chapters/04_local_sensitivity.ipynb
+    Defined in: chapters/06_local_sensitivity.ipynb
 
     Examples
     --------

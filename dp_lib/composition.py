@@ -70,7 +70,7 @@ def sequential_epsilon(epsilons):
     Privacy: if mechanism i is ε_i-DP (any neighbouring relation), running all
     of them, even adaptively, is (Σ ε_i)-DP (Dwork & Roth 2014, Thm 3.16).
 
-    Defined in: chapters/02_composition.ipynb
+    Defined in: chapters/03_composition.ipynb
 
     Examples
     --------
@@ -93,7 +93,7 @@ def sequential_delta(deltas):
 
     Privacy: the δ part of basic composition, (Σ ε_i, Σ δ_i)-DP (Dwork & Roth 2014, Thm 3.16).
 
-    Defined in: chapters/02_composition.ipynb
+    Defined in: chapters/03_composition.ipynb
 
     Examples
     --------
@@ -121,7 +121,7 @@ def parallel_epsilon(epsilons):
     Privacy: under add/remove-one neighbours a record lands in exactly one
     part, so only one mechanism sees a change: (max ε_i)-DP (McSherry 2009).
 
-    Defined in: chapters/02_composition.ipynb
+    Defined in: chapters/03_composition.ipynb
 
     Examples
     --------
@@ -157,7 +157,7 @@ def advanced_epsilon(epsilon, k, delta_prime):
 
     Privacy: the k-fold adaptive composition of ε-DP mechanisms is (ε', kδ + δ')-DP.
 
-    Defined in: chapters/02_composition.ipynb
+    Defined in: chapters/03_composition.ipynb
 
     Examples
     --------
@@ -198,7 +198,7 @@ def advanced_composition(epsilon, delta, k, delta_prime):
     Privacy: the k-fold adaptive composition is (epsilon_total, delta_total)-DP,
     for whatever neighbouring relation each mechanism was private under.
 
-    Defined in: chapters/02_composition.ipynb
+    Defined in: chapters/03_composition.ipynb
 
     Examples
     --------
@@ -225,7 +225,7 @@ class BudgetExceededError(ValueError):
 
     Privacy: a refusal; raising it spends nothing.
 
-    Defined in: chapters/02_composition.ipynb
+    Defined in: chapters/03_composition.ipynb
 
     Examples
     --------
@@ -254,7 +254,7 @@ class PrivacyAccountant:
     charges is (ε_i, δ_i)-DP on the same data (any neighbouring relation),
     the accepted charges together are (Σ ε_i, Σ δ_i)-DP with Σ within budget.
 
-    Defined in: chapters/02_composition.ipynb
+    Defined in: chapters/03_composition.ipynb
 
     Examples
     --------
@@ -430,7 +430,7 @@ def parallel_histogram(data, column, epsilon, *, rng, domain=None, size=None):
     Lap(1/ε) noise costs ε in total. Under replace-one neighbours two counts
     change (L1 sensitivity 2): the same release is only 2ε-DP.
 
-    Defined in: chapters/02_composition.ipynb
+    Defined in: chapters/03_composition.ipynb
 
     Examples
     --------

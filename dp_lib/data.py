@@ -94,7 +94,7 @@ def load_adult(path=None) -> pd.DataFrame:
     Privacy: none; this is the sensitive data set that the chapters protect.
     Name, DOB, SSN and Zip are synthetic (Faker), not real people.
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
 
     Examples
     --------
@@ -124,7 +124,7 @@ def ssn_numbers(ssn) -> np.ndarray:
 
     Privacy: none; a per-record map (each key depends on its own record only).
 
-    Defined in: chapters/04_local_sensitivity.ipynb
+    Defined in: chapters/06_local_sensitivity.ipynb
 
     Examples
     --------
@@ -156,7 +156,7 @@ def occupation_counts() -> pd.Series:
 
     Privacy: none; these are the sensitive true counts, used to simulate surveys.
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
 
     Examples
     --------
@@ -185,7 +185,7 @@ def marital_status_counts():
 
     Privacy: none; the sensitive true counts (the scores of Chapter 3's selection).
 
-    Defined in: chapters/03_exponential_mechanism.ipynb
+    Defined in: chapters/04_exponential_mechanism.ipynb
 
     Examples
     --------
@@ -207,7 +207,7 @@ def count_older_than_40() -> int:
 
     Privacy: none; the true answer that the chapters then release with noise.
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
 
     Examples
     --------

@@ -46,7 +46,7 @@ def poisson_batches(n, q, steps, *, rng):
 
     Privacy: none by itself; sampling with a data-independent q is what amplifies the Gaussian steps.
 
-    Defined in: chapters/06_private_learning.ipynb
+    Defined in: chapters/08_private_learning.ipynb
 
     Examples
     --------
@@ -88,7 +88,7 @@ def dp_sgd_step(theta, X, y, clip_norm, noise_multiplier, expected_batch_size, *
     Privacy: one Gaussian release with L2 sensitivity C (add/remove-one); with Poisson
     sampling at rate q its RDP is ``subsampled_gaussian_rdp(alpha, q, noise_multiplier)``.
 
-    Defined in: chapters/06_private_learning.ipynb
+    Defined in: chapters/08_private_learning.ipynb
 
     Examples
     --------
@@ -134,7 +134,7 @@ def minibatch_dp_sgd(X, y, epsilon, delta, steps, clip_norm, *, q, public_n, rng
 
     Privacy: (ε, δ)-DP for add/remove-one neighbours (rows of X, y); every iterate is released.
 
-    Defined in: chapters/06_private_learning.ipynb
+    Defined in: chapters/08_private_learning.ipynb
 
     Examples
     --------

@@ -48,7 +48,7 @@ class AdultFeatures(NamedTuple):
 
     Privacy: none; public-bound features of the sensitive data.
 
-    Defined in: chapters/06_private_learning.ipynb
+    Defined in: chapters/08_private_learning.ipynb
 
     Examples
     --------
@@ -71,7 +71,7 @@ def holdout_mask(ssn):
 
     Privacy: none by itself; a per-record rule, so the split leaks nothing about other records.
 
-    Defined in: chapters/06_private_learning.ipynb
+    Defined in: chapters/08_private_learning.ipynb
 
     Examples
     --------
@@ -127,7 +127,7 @@ def adult_features(adult=None) -> AdultFeatures:
     (scaling by the data's own min/max would make one person's features depend
     on everyone else's values).
 
-    Defined in: chapters/06_private_learning.ipynb
+    Defined in: chapters/08_private_learning.ipynb
 
     Examples
     --------
@@ -154,7 +154,7 @@ def clip_rows(X, max_norm):
     Privacy: after clipping, adding or removing one row changes the column sums
     by at most ``max_norm`` in L2 norm.
 
-    Defined in: chapters/06_private_learning.ipynb
+    Defined in: chapters/08_private_learning.ipynb
 
     Examples
     --------
@@ -198,7 +198,7 @@ def _check_theta(theta, d):
 def logistic_loss(theta, X, y):
     """Per-example logistic loss ln(1 + e^{θ·x}) - y θ·x (computed without overflow).
 
-    Privacy: none; a training objective. Defined in: chapters/06_private_learning.ipynb
+    Privacy: none; a training objective. Defined in: chapters/08_private_learning.ipynb
 
     Examples
     --------
@@ -222,7 +222,7 @@ def logistic_gradients(theta, X, y):
 
     Privacy: none; the sum of these rows is the query noisy gradient descent privatises.
 
-    Defined in: chapters/06_private_learning.ipynb
+    Defined in: chapters/08_private_learning.ipynb
 
     Examples
     --------
@@ -238,7 +238,7 @@ def logistic_gradients(theta, X, y):
 def accuracy(theta, X, y):
     """Share of rows where the prediction 1{θ·x > 0} equals y; one value per row of a 2-d ``theta``.
 
-    Privacy: none; evaluate on the test set only. Defined in: chapters/06_private_learning.ipynb
+    Privacy: none; evaluate on the test set only. Defined in: chapters/08_private_learning.ipynb
 
     Examples
     --------
@@ -256,7 +256,7 @@ def accuracy_curve(history, X, y):
 
     Privacy: post-processing of the released iterates; the evaluation data is not protected.
 
-    Defined in: chapters/06_private_learning.ipynb
+    Defined in: chapters/08_private_learning.ipynb
 
     Examples
     --------
@@ -319,7 +319,7 @@ def clipped_gradient_sum(theta, X, y, clip_norm):
 
     Privacy: none by itself; its L2 sensitivity is C under add/remove-one neighbours.
 
-    Defined in: chapters/06_private_learning.ipynb
+    Defined in: chapters/08_private_learning.ipynb
 
     Examples
     --------
@@ -351,7 +351,7 @@ def gradient_descent(X, y, iterations, *, learning_rate=4.0, clip_norm=None):
     -------
     (theta, history): the final θ and a DataFrame of θ after each iteration (row 0 is the start).
 
-    Privacy: none; the baseline. Defined in: chapters/06_private_learning.ipynb
+    Privacy: none; the baseline. Defined in: chapters/08_private_learning.ipynb
 
     Examples
     --------
@@ -389,7 +389,7 @@ def iteration_budget(epsilon, delta, iterations, *, noise="gaussian", compositio
 
     Privacy: k adaptive (ε_i, δ_i)-DP steps are then (ε, δ)-DP under the named rule.
 
-    Defined in: chapters/06_private_learning.ipynb
+    Defined in: chapters/08_private_learning.ipynb
 
     Examples
     --------
@@ -459,7 +459,7 @@ def noisy_gradient_descent(X, y, epsilon, delta, iterations, clip_norm, *, rng, 
 
     Privacy: (ε, δ)-DP for add/remove-one neighbours (rows of X, y); every iterate is released.
 
-    Defined in: chapters/06_private_learning.ipynb
+    Defined in: chapters/08_private_learning.ipynb
 
     Examples
     --------

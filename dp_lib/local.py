@@ -67,7 +67,7 @@ def randomized_response(truth, p=0.75, *, rng):
     answer of one respondent, P[report | yes] <= e^ε P[report | no]. The
     reports of all respondents are ε-DP for replace-one neighbours.
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
 
     Examples
     --------
@@ -90,7 +90,7 @@ def rr_epsilon(p):
 
     Privacy: the LDP level of ``randomized_response(truth, p)``.
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
 
     Examples
     --------
@@ -109,7 +109,7 @@ def rr_estimate_count(responses, p):
 
     Privacy: post-processing of ε-LDP reports, no extra cost.
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
 
     Examples
     --------
@@ -125,7 +125,7 @@ def rr_estimate_count(responses, p):
 def rr_variance(n, p):
     """Variance n p(1-p)/(2p-1)**2 of ``rr_estimate_count`` (exact for any true count).
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
 
     Examples
     --------
@@ -148,7 +148,7 @@ def krr_params(epsilon, k):
 
     Privacy: none (a formula); k-RR with these (p, q) is ε-LDP (p/q = e^ε).
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
 
     Examples
     --------
@@ -181,7 +181,7 @@ def krr_perturb(values, domain, epsilon, *, rng):
     Privacy: ε-LDP (the ratio of the largest to the smallest report
     probability is p/q = e^ε); the reports are ε-DP for replace-one neighbours.
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
 
     Examples
     --------
@@ -217,7 +217,7 @@ def krr_perturb_counts(counts, epsilon, *, rng, size=None):
 
     Privacy: simulates ``krr_perturb``; the same ε-LDP.
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
 
     Examples
     --------
@@ -243,7 +243,7 @@ def krr_estimate(reports, domain, epsilon):
 
     Privacy: post-processing of ε-LDP reports.
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
 
     Examples
     --------
@@ -272,7 +272,7 @@ def krr_variance(n, k, epsilon, count=None):
 
     Privacy: none (a formula); the accuracy of the ε-LDP estimate.
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
     """
     p, q = krr_params(epsilon, k)
     if p > q:

@@ -37,7 +37,7 @@ def laplace_scale(sensitivity, epsilon):
     >>> laplace_scale(1.0, 0.5)
     2.0
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
     """
     scale = check_positive(sensitivity, "sensitivity") / check_epsilon(epsilon)
     if not 0 < scale < math.inf:
@@ -64,7 +64,7 @@ def laplace_mech(value, sensitivity, epsilon, *, rng):
     ``sensitivity`` was computed for) when ``sensitivity`` bounds the L1
     sensitivity of the whole vector (Dwork & Roth 2014, Thm 3.6).
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
 
     Examples
     --------
@@ -91,7 +91,7 @@ def gaussian_sigma(sensitivity, epsilon, delta):
 
     Privacy: (ε, δ)-DP when ``sensitivity`` bounds the L2 sensitivity and 0 < ε < 1.
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
 
     Examples
     --------
@@ -126,7 +126,7 @@ def gaussian_delta(sigma, sensitivity, epsilon):
     >>> gaussian_delta(3.731, 1.0, 1.0) <= 1e-5
     True
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
     """
     s = check_positive(sigma, "sigma")
     d2 = check_positive(sensitivity, "sensitivity")
@@ -145,7 +145,7 @@ def analytic_gaussian_sigma(sensitivity, epsilon, delta):
 
     Privacy: (ε, δ)-DP when ``sensitivity`` bounds the L2 sensitivity, for every ε > 0.
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
 
     Examples
     --------
@@ -188,7 +188,7 @@ def gaussian_mech(value, sensitivity, epsilon, delta, *, rng, calibration="analy
     Privacy: (ε, δ)-DP for add/remove-one neighbours when ``sensitivity``
     bounds the L2 sensitivity.
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
 
     Examples
     --------
@@ -219,7 +219,7 @@ def pct_error(true, private):
     >>> pct_error(200, 210)
     5.0
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
     """
     t = check_finite_array(true, "true")
     p = check_finite_array(private, "private")

@@ -46,7 +46,7 @@ def check_noise_range(scale, loc=0.0, *, name="scale"):
 
     Privacy: none; a check of public parameters.
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
 
     Examples
     --------
@@ -82,7 +82,7 @@ def laplace_pdf(x, loc=0.0, scale=1.0):
 
     Privacy: none (a formula); used to overlay theory on simulations.
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
 
     Examples
     --------
@@ -101,7 +101,7 @@ def laplace_cdf(x, loc=0.0, scale=1.0):
 
     Privacy: none (a formula).
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
 
     Examples
     --------
@@ -125,7 +125,7 @@ def laplace_inverse_cdf(u, loc=0.0, scale=1.0):
 
     Privacy: none (a formula); applied to uniforms it samples Laplace noise.
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
 
     Examples
     --------
@@ -162,7 +162,7 @@ def laplace_variance(scale):
     >>> laplace_variance(2.0)
     8.0
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
     """
     b = check_positive(scale, "scale")
     return 2 * b * b
@@ -183,7 +183,7 @@ def open_uniform(size=None, *, rng):
     >>> bool(u.min() > 0 and u.max() < 1)
     True
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
     """
     rng = check_rng(rng)
     k = rng.integers(0, 2**_UNIFORM_BITS, size=check_size(size), dtype=np.int64)
@@ -209,7 +209,7 @@ def sample_laplace(scale, size=None, loc=0.0, *, rng):
     scale Δ/ε it gives ε-DP (see ``laplace_mech``). Continuous float noise is
     subject to the floating-point attack of Mironov (2012).
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
 
     Examples
     --------

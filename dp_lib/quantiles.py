@@ -41,7 +41,7 @@ def quantile_intervals(values, quantile, epsilon, lower, upper):
     piece with these probabilities (then a uniform point in it) is ε-DP for
     add/remove-one neighbours.
 
-    Defined in: chapters/03_exponential_mechanism.ipynb
+    Defined in: chapters/04_exponential_mechanism.ipynb
 
     Examples
     --------
@@ -85,7 +85,7 @@ def private_quantile(values, quantile, epsilon, lower, upper, *, rng):
     score sensitivity 1; McSherry & Talwar 2007, Smith 2011). Empty data gives
     a uniform point of the range, never an error.
 
-    Defined in: chapters/03_exponential_mechanism.ipynb
+    Defined in: chapters/04_exponential_mechanism.ipynb
 
     Examples
     --------

@@ -23,7 +23,7 @@ def make_rng(seed=None) -> np.random.Generator:
 
     Privacy: none by itself; reproducibility only.
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
 
     Examples
     --------
@@ -57,7 +57,7 @@ def check_rng(rng) -> np.random.Generator:
 
     Privacy: refusing ints and ``None`` keeps noise of separate calls independent.
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
 
     Examples
     --------

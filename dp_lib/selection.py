@@ -94,7 +94,7 @@ def exponential_probabilities(scores, sensitivity, epsilon, monotone=False):
     Privacy: ε-DP for add/remove-one neighbours whatever the number of
     candidates (McSherry & Talwar 2007; Dwork & Roth 2014, Thm 3.10).
 
-    Defined in: chapters/03_exponential_mechanism.ipynb
+    Defined in: chapters/04_exponential_mechanism.ipynb
 
     Examples
     --------
@@ -134,7 +134,7 @@ def exponential_mech(candidates, scores, sensitivity, epsilon, *, rng, monotone=
     the score sensitivity (and the scores are monotone if ``monotone=True``),
     whatever |R|. Each of ``size`` draws costs ε.
 
-    Defined in: chapters/03_exponential_mechanism.ipynb
+    Defined in: chapters/04_exponential_mechanism.ipynb
 
     Examples
     --------
@@ -162,7 +162,7 @@ def exponential_error_bound(n_candidates, sensitivity, epsilon, t, *, n_optimal=
 
     Privacy: none (a formula about accuracy; Dwork & Roth 2014, Thm 3.11).
 
-    Defined in: chapters/03_exponential_mechanism.ipynb
+    Defined in: chapters/04_exponential_mechanism.ipynb
 
     Examples
     --------
@@ -187,7 +187,7 @@ def noisy_max_scale(sensitivity, epsilon, *, monotone=False):
     smaller scale Δ/ε needs monotone scores, e.g. counting queries under
     add/remove-one neighbours (Dwork & Roth 2014, Claim 3.9).
 
-    Defined in: chapters/03_exponential_mechanism.ipynb
+    Defined in: chapters/04_exponential_mechanism.ipynb
 
     Examples
     --------
@@ -206,7 +206,7 @@ def laplace_noisy_max_win_probability(gap, scale):
 
     Privacy: none (a formula); Chapter 3 uses it for the exact privacy loss of noisy max.
 
-    Defined in: chapters/03_exponential_mechanism.ipynb
+    Defined in: chapters/04_exponential_mechanism.ipynb
 
     Examples
     --------
@@ -249,7 +249,7 @@ def report_noisy_max(candidates, scores, sensitivity, epsilon, *, rng, noise="la
     McKenna & Sheldon 2020 and Ding et al. 2021 for exponential noise).
     Releasing the noisy maximum *value* as well is not covered.
 
-    Defined in: chapters/03_exponential_mechanism.ipynb
+    Defined in: chapters/04_exponential_mechanism.ipynb
 
     Examples
     --------
@@ -292,7 +292,7 @@ def permute_and_flip(candidates, scores, sensitivity, epsilon, *, rng, monotone=
     score sensitivity; its expected score is never below the exponential
     mechanism's (McKenna & Sheldon 2020).
 
-    Defined in: chapters/03_exponential_mechanism.ipynb
+    Defined in: chapters/04_exponential_mechanism.ipynb
 
     Examples
     --------
@@ -325,7 +325,7 @@ def permute_and_flip_probabilities(scores, sensitivity, epsilon, monotone=False)
 
     Privacy: none (a formula); describes ``permute_and_flip``'s output.
 
-    Defined in: chapters/03_exponential_mechanism.ipynb
+    Defined in: chapters/04_exponential_mechanism.ipynb
 
     Examples
     --------

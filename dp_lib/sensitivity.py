@@ -53,7 +53,7 @@ def mean_local_sensitivity(n, upper):
 
     Privacy: none (a formula); add/remove-one neighbours.
 
-    Defined in: chapters/04_local_sensitivity.ipynb
+    Defined in: chapters/06_local_sensitivity.ipynb
 
     Examples
     --------
@@ -83,7 +83,7 @@ def mean_local_sensitivity_at(values, upper):
 
     Privacy: NOT a valid noise scale: LS itself depends on the data (Chapter 4's leak).
 
-    Defined in: chapters/04_local_sensitivity.ipynb
+    Defined in: chapters/06_local_sensitivity.ipynb
 
     Examples
     --------
@@ -118,7 +118,7 @@ def distance_to_high_sensitivity(n, upper, bound):
 
     Privacy: none (a formula of n, which PTR then tests with noise).
 
-    Defined in: chapters/04_local_sensitivity.ipynb
+    Defined in: chapters/06_local_sensitivity.ipynb
 
     Examples
     --------
@@ -153,7 +153,7 @@ def ptr_threshold(epsilon, delta):
 
     Privacy: with it, PTR is (2ε, δ)-DP in total (test ε plus release ε).
 
-    Defined in: chapters/04_local_sensitivity.ipynb
+    Defined in: chapters/06_local_sensitivity.ipynb
 
     Examples
     --------
@@ -175,7 +175,7 @@ def ptr_bottom_probability(distance, epsilon, delta, *, threshold=None):
 
     Privacy: none (a formula).
 
-    Defined in: chapters/04_local_sensitivity.ipynb
+    Defined in: chapters/06_local_sensitivity.ipynb
 
     Examples
     --------
@@ -220,7 +220,7 @@ def gs_mean(values, upper, epsilon, *, rng, size=None):
     Privacy: ε-DP for add/remove-one neighbours (sequential composition of two
     ε/2 releases; the division is post-processing).
 
-    Defined in: chapters/04_local_sensitivity.ipynb
+    Defined in: chapters/06_local_sensitivity.ipynb
 
     Examples
     --------
@@ -265,7 +265,7 @@ def ptr_mean(values, upper, bound, epsilon, delta, *, rng, size=None):
     probability δ/2). ⊥ still costs the whole (2ε, δ): the test's outcome is a
     release. For an overall (ε, δ) pass epsilon/2.
 
-    Defined in: chapters/04_local_sensitivity.ipynb
+    Defined in: chapters/06_local_sensitivity.ipynb
 
     Examples
     --------
@@ -299,7 +299,7 @@ def smooth_beta(epsilon, delta, noise="laplace"):
     Privacy: with the matching noise (see ``smooth_mean``) the release is
     (ε, δ)-DP (Laplace) or ε-DP (Cauchy).
 
-    Defined in: chapters/04_local_sensitivity.ipynb
+    Defined in: chapters/06_local_sensitivity.ipynb
 
     Examples
     --------
@@ -324,7 +324,7 @@ def log_smooth_sensitivity_terms(n, upper, beta, k):
 
     Privacy: none (a formula).
 
-    Defined in: chapters/04_local_sensitivity.ipynb
+    Defined in: chapters/06_local_sensitivity.ipynb
 
     Examples
     --------
@@ -367,7 +367,7 @@ def smooth_sensitivity_mean(n, upper, epsilon, delta, *, noise="laplace"):
 
     Privacy: a β-smooth upper bound on LS for add/remove-one neighbours (NRS07 Def 2.1).
 
-    Defined in: chapters/04_local_sensitivity.ipynb
+    Defined in: chapters/06_local_sensitivity.ipynb
 
     Examples
     --------
@@ -404,7 +404,7 @@ def smooth_mean(values, upper, epsilon, delta, *, rng, noise="laplace", size=Non
     Privacy: (ε, δ)-DP (Laplace) or ε-DP (Cauchy) for add/remove-one
     neighbours (Nissim, Raskhodnikova & Smith 2007, Lemma 2.6 and Example 2.7).
 
-    Defined in: chapters/04_local_sensitivity.ipynb
+    Defined in: chapters/06_local_sensitivity.ipynb
 
     Examples
     --------

@@ -48,7 +48,7 @@ def unary_encode(values, domain):
 
     Values outside the domain raise ValueError (drop missing values first).
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
 
     Privacy: none; the encoding is deterministic, the privacy comes from ``unary_perturb``.
 
@@ -85,7 +85,7 @@ def unary_perturb(bits, p, q, *, rng):
     Privacy: ε-LDP with ε = ``unary_epsilon(p, q)`` for one-hot inputs (two
     inputs differ in two bits); the reports are ε-DP for replace-one neighbours.
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
 
     Examples
     --------
@@ -124,7 +124,7 @@ def unary_reported_counts(values, domain, p, q, *, rng, chunk_size=100_000):
 
     Privacy: ε-LDP per respondent with ε = ``unary_epsilon(p, q)``, as ``unary_perturb``.
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
 
     Examples
     --------
@@ -165,7 +165,7 @@ def unary_perturb_counts(counts, p, q, *, rng, size=None):
 
     Privacy: simulates ``unary_perturb``; the same ε-LDP.
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
 
     Examples
     --------
@@ -194,7 +194,7 @@ def unary_epsilon(p, q):
 
     Privacy: the LDP level of ``unary_perturb(bits, p, q)`` for one-hot inputs.
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
     """
     p, q = check_pq(p, q, finite_epsilon=True)
     return math.log(p * (1 - q) / ((1 - p) * q))
@@ -209,7 +209,7 @@ def unary_aggregate(reports, p, q, domain=None):
 
     Privacy: post-processing of ε-LDP reports.
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
 
     Examples
     --------
@@ -236,7 +236,7 @@ def sue_params(epsilon):
 
     Privacy: ``unary_perturb`` with these (p, q) is ε-LDP.
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
     """
     eps = check_epsilon(epsilon)
     p = 1 / (1 + math.exp(-eps / 2))
@@ -253,7 +253,7 @@ def oue_params(epsilon):
 
     Privacy: ``unary_perturb`` with these (p, q) is ε-LDP.
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
     """
     eps = check_epsilon(epsilon)
     return 0.5, math.exp(-eps) / (1 + math.exp(-eps))
@@ -274,7 +274,7 @@ def unary_variance(n, p, q, count=None):
 
     Privacy: none (a formula); the accuracy of the ε-LDP estimate.
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
     """
     return _variance(n, *check_pq(p, q), count)
 
@@ -298,7 +298,7 @@ def debias_counts(reported_counts, n, p, q):
     >>> debias_counts([30, 70], 100, 0.5, 0.1).tolist()
     [50.0, 150.0]
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
     """
     n = check_int(n, "n", minimum=0)
     p, q = check_pq(p, q)

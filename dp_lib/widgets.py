@@ -42,7 +42,7 @@ def figure_png(fig) -> bytes:
 
     Privacy: none: a helper that touches no private data.
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
 
     Examples
     --------
@@ -77,7 +77,7 @@ def default_layout(function):
 
     Privacy: none: a helper that touches no private data (the function's own guarantee applies).
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
 
     Examples
     --------
@@ -126,7 +126,7 @@ def slider_figure(function, kwargs):
 
     Privacy: none: a helper that touches no private data (the function's own guarantee applies).
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
 
     Examples
     --------
@@ -166,7 +166,7 @@ def setup_figures() -> None:
 
     Privacy: none: a helper that touches no private data.
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
 
     Examples
     --------
@@ -210,7 +210,7 @@ def interact_figure(function, /, **widgets):
 
     Privacy: none: a helper that touches no private data (the function's own guarantee applies).
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
 
     Examples
     --------

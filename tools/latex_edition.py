@@ -22,7 +22,7 @@ import re
 
 from docutils import nodes
 
-SLIDER_CALL = re.compile(r"\binteract(?:ive)?(?:_output)?\(")
+SLIDER_CALL = re.compile(r"\binteract(?:ive)?(?:_output|_figure)?\(")
 WIDGET_TEXT = re.compile(r"^\s*(?:interactive\(children=|\w*(?:Slider|Widget|Box)\(|VBox\(|HBox\()")
 SLIDER_NOTE = ("In the online book a slider here redraws the figure above for other values; "
                "the figure shows the default values.")

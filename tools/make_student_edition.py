@@ -3,7 +3,7 @@
 Usage (from the repository root):
 
     python tools/make_student_edition.py                      # every chapters/*.ipynb -> student_edition/
-    python tools/make_student_edition.py --out handout chapters/01_laplace.ipynb
+    python tools/make_student_edition.py --out handout chapters/02_laplace.ipynb
 
 For each chapter notebook it writes a copy in which
 

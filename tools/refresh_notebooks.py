@@ -3,7 +3,7 @@
 Usage (from the repository root):
 
     python tools/refresh_notebooks.py                 # every chapters/*.ipynb
-    python tools/refresh_notebooks.py chapters/01_laplace.ipynb
+    python tools/refresh_notebooks.py chapters/02_laplace.ipynb
 
 Each notebook runs top to bottom in a fresh kernel, in its own folder, with no
 timing metadata. Outputs that only exist with a live kernel are dropped so the

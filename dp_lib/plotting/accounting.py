@@ -48,7 +48,7 @@ def gaussian_composition_bounds(sigma, ks=K_GRID, delta=DELTA):
     -------
     dict of name -> array of ε (one per k).
 
-    Privacy: none: arithmetic on public parameters. Defined in: chapters/02_composition.ipynb
+    Privacy: none: arithmetic on public parameters. Defined in: chapters/03_composition.ipynb
     """
     ks = np.asarray(ks)
     basic = ks * _gaussian_epsilon(sigma, delta / ks)
@@ -69,7 +69,7 @@ def plot_tighter_composition(sigma=10.0):
     divided by the RDP bound: basic composition grows like k and advanced like √k with a
     large constant, while zCDP and RDP stay close to each other and far below both.
 
-    Defined in: chapters/02_composition.ipynb
+    Defined in: chapters/03_composition.ipynb
     """
     if not (is_finite_number(sigma) and 0.2 <= sigma <= 100):
         return message_figure(f"σ must be a number in [0.2, 100] (got {sigma!r})")
@@ -124,7 +124,7 @@ def plot_dp_sgd(epsilon=1.0, q=0.01, seed=2024):
     GD (20 iterations, sequential composition), with the non-private model for reference.
     Right: ε spent by DP-SGD after each step, as the RDP accountant reports it.
 
-    Defined in: chapters/06_private_learning.ipynb
+    Defined in: chapters/08_private_learning.ipynb
     """
     if not (is_finite_number(epsilon) and 0.05 <= epsilon <= 100):
         return message_figure(f"ε must be a number in [0.05, 100] (got {epsilon!r})")

@@ -35,7 +35,7 @@ def plot_averaging(epsilon=1.0, k=10, seed=2024):
     measured. The x-axis is fixed, so moving the sliders shows the spread.
     The noise comes from ``make_rng(seed)``.
 
-    Defined in: chapters/02_composition.ipynb
+    Defined in: chapters/03_composition.ipynb
     """
     if not (is_finite_number(epsilon) and epsilon > 0):
         raise ValueError(f"epsilon (ε) must be a number > 0 (got {epsilon!r})")
@@ -86,7 +86,7 @@ def plot_advanced_composition(epsilon=0.1, delta_prime=1e-5):
     axis; advanced composition helps only where it is below 1, which needs
     ε < ln 2 and k past the break-even point 2 ln(1/δ') / (2 − e^ε)².
 
-    Defined in: chapters/02_composition.ipynb
+    Defined in: chapters/03_composition.ipynb
     """
     if not (is_finite_number(epsilon) and 0 < epsilon <= 10):
         raise ValueError(f"epsilon (ε per query) must be in (0, 10] (got {epsilon!r})")
@@ -133,7 +133,7 @@ def plot_noisy_histogram(true_counts, noisy_counts, *, epsilon, title="noisy his
     ``true_counts`` and ``noisy_counts`` are pandas Series with the same index.
     The band on the right is ±2 standard deviations of Lap(1/ε).
 
-    Defined in: chapters/02_composition.ipynb
+    Defined in: chapters/03_composition.ipynb
     """
     true = check_finite_array(true_counts, "true_counts", ndim=1, allow_empty=False)
     noisy = check_finite_array(noisy_counts.reindex(true_counts.index), "noisy_counts", ndim=1)

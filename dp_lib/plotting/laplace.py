@@ -18,7 +18,7 @@ __all__ = ["plot_laplace_shapes", "plot_sample_check", "plot_noisy_count", "nois
 def plot_laplace_shapes(scales=(0.5, 1.0, 2.0), *, xlim=6.0):
     """Density (left) and CDF (right) of Lap(0, b) for a few scales b.
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
     """
     x = np.linspace(-xlim, xlim, 801)
     fig, (left, right) = new_figure(1, 2)
@@ -35,7 +35,7 @@ def plot_laplace_shapes(scales=(0.5, 1.0, 2.0), *, xlim=6.0):
 def plot_sample_check(samples, scale, *, loc=0.0, title="inverse-CDF samples"):
     """Histogram of ``samples`` (density-normalised) against the exact Lap(loc, scale) density.
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
     """
     samples = check_finite_array(samples, "samples", ndim=1, allow_empty=False)
     lim = loc + 6 * scale
@@ -61,7 +61,7 @@ def plot_noisy_count(epsilon=1.0, sensitivity=1.0, seed=2024):
     ``make_rng(seed)``: each slider setting always shows the same picture.
     Only slider parameters are arguments, so ``interact`` makes a slider for each.
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
     """
     return noisy_count_figure(epsilon, sensitivity, true_answer=count_older_than_40(), rng=make_rng(seed))
 
@@ -70,7 +70,7 @@ def plot_noisy_count(epsilon=1.0, sensitivity=1.0, seed=2024):
 def noisy_count_figure(epsilon, sensitivity, *, true_answer, rng, n_draws=10_000, half_width=15.0):
     """Noise density and a histogram of ``n_draws`` Laplace releases of ``true_answer``.
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
     """
     n_draws = check_int(n_draws, "n_draws", minimum=1)
     b = laplace_scale(sensitivity, epsilon)
@@ -98,7 +98,7 @@ def noisy_count_figure(epsilon, sensitivity, *, true_answer, rng, n_draws=10_000
 def plot_laplace_vs_gaussian(epsilon=1.0, delta=1e-5, sensitivity=1.0, *, half_width=15.0):
     """Noise densities of the Laplace (ε-DP) and analytic Gaussian ((ε, δ)-DP) mechanisms.
 
-    Defined in: chapters/01_laplace.ipynb
+    Defined in: chapters/02_laplace.ipynb
     """
     from scipy.stats import norm
 

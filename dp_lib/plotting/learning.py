@@ -61,7 +61,7 @@ def plot_private_training(epsilon=1.0, iterations=20, clip_norm=1.5, seed=2024):
     k = ``iterations`` steps and clipping norm C = ``clip_norm`` (learning rate 4),
     drawing the noise from ``make_rng(seed)``. Only slider parameters are arguments.
 
-    Defined in: chapters/06_private_learning.ipynb
+    Defined in: chapters/08_private_learning.ipynb
     """
     return private_training_figure(epsilon, iterations, clip_norm, rng=make_rng(seed))
 
@@ -71,7 +71,7 @@ def private_training_figure(epsilon, iterations, clip_norm, *, rng, delta=DELTA)
     """Left: test accuracy after each iteration for plain GD, clipped GD and noisy GD.
     Right: per step, the norm of the clipped average gradient against the norm of its noise.
 
-    Defined in: chapters/06_private_learning.ipynb
+    Defined in: chapters/08_private_learning.ipynb
     """
     k = check_int(iterations, "iterations", minimum=1, maximum=MAX_ITERATIONS)
     c = check_positive(clip_norm, "clip_norm")
@@ -118,7 +118,7 @@ def private_training_figure(epsilon, iterations, clip_norm, *, rng, delta=DELTA)
 def plot_gradient_norms(clip_norm=1.5, iterations=20):
     """Histograms of per-example gradient norms at θ = 0 and after ``iterations`` steps of plain GD, with C.
 
-    Defined in: chapters/06_private_learning.ipynb
+    Defined in: chapters/08_private_learning.ipynb
     """
     c = check_positive(clip_norm, "clip_norm")
     d = _data()
@@ -150,7 +150,7 @@ def plot_iterations_tradeoff(epsilons=(0.03, 0.1, 1.0), iterations=(1, 2, 5, 10,
     """Left: noise σ per step against k at ε = 1, sequential vs advanced composition.
     Right: final test accuracy against k for each ε (mean over ``seeds``), with the non-private run.
 
-    Defined in: chapters/06_private_learning.ipynb
+    Defined in: chapters/08_private_learning.ipynb
     """
     ks = np.array(iterations)
     fig, (left, right) = new_figure(1, 2, width=9.0, height=3.4)

@@ -39,7 +39,7 @@ def _valid_pq(p, q) -> bool:
 def plot_estimates_vs_normal(estimates, true_count, variance, *, title="", xlabel="estimated count"):
     """Histogram of repeated estimates against N(true_count, variance) and the true value.
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
     """
     est = check_finite_array(estimates, "estimates", ndim=1, allow_empty=False)
     sd = math.sqrt(float(variance))
@@ -63,7 +63,7 @@ def plot_unary_histogram(p=0.75, q=0.25, seed=2024):
     unusable pair (p <= q, or p, q outside (0, 1)) raises ``ValueError`` saying
     why (the slider shows that message instead of the figure).
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
     """
     if not _valid_pq(p, q):
         raise ValueError(f"p and q must satisfy 0 < q < p < 1 (got p = {p!r}, q = {q!r}): with p ≤ q a reported 1 "
@@ -100,7 +100,7 @@ def plot_sue_vs_oue(epsilon=math.log(9), seed=2024, n_surveys=500):
     x-axis is logarithmic and fixed, so the gap between the two protocols
     reads as a ratio while ε moves.
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
     """
     eps = check_epsilon(epsilon)
     n_surveys = check_int(n_surveys, "n_surveys", minimum=2)
@@ -135,7 +135,7 @@ def plot_protocol_choice(epsilon=math.log(9), k=14, k_max=60):
 
     The count-free variances cross at k = 3e^ε + 2: below it k-RR is better.
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
     """
     eps = check_epsilon(epsilon)
     ks = np.arange(2, check_int(k_max, "k_max", minimum=3) + 1)
@@ -161,7 +161,7 @@ def plot_local_vs_central(epsilon=math.log(3), k=14, seed=2024, n_surveys=300):
     central Laplace mechanism Lap(1/ε). Lines: exact formulas; markers:
     ``n_surveys`` simulated surveys each (aggregate paths), from ``make_rng(seed)``.
 
-    Defined in: chapters/05_local_dp.ipynb
+    Defined in: chapters/07_local_dp.ipynb
     """
     eps = check_epsilon(epsilon)
     k = check_int(k, "k", minimum=2)

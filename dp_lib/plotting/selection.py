@@ -37,7 +37,7 @@ def plot_selection_distributions(epsilon=0.0002, seed=2024, n_draws=10_000):
     exp(ε (u - u*)). EM and PF bars are exact probabilities; RNM bars are
     frequencies of ``n_draws`` releases drawn from ``make_rng(seed)``.
 
-    Defined in: chapters/03_exponential_mechanism.ipynb
+    Defined in: chapters/04_exponential_mechanism.ipynb
     """
     eps = check_epsilon(epsilon)
     n_draws = check_int(n_draws, "n_draws", minimum=1)
@@ -77,7 +77,7 @@ def plot_selection_distributions(epsilon=0.0002, seed=2024, n_draws=10_000):
 def plot_exact_vs_observed(candidates, exact, observed, *, title="", xlabel="candidate"):
     """Grouped bars: exact probabilities (dicts label -> array) beside observed frequencies.
 
-    Defined in: chapters/03_exponential_mechanism.ipynb
+    Defined in: chapters/04_exponential_mechanism.ipynb
     """
     series = [(k, check_finite_array(v, k, ndim=1), True) for k, v in exact.items()]
     series += [(k, check_finite_array(v, k, ndim=1), False) for k, v in observed.items()]
@@ -104,7 +104,7 @@ def plot_noisy_max_loss(epsilon=1.0, *, max_gap=12.0):
     stay below ε; general neighbours (both scores move by 1, in opposite
     directions) approach 2ε. Lap(2/ε) brings the general case back to ε.
 
-    Defined in: chapters/03_exponential_mechanism.ipynb
+    Defined in: chapters/04_exponential_mechanism.ipynb
     """
     eps = check_epsilon(epsilon)
     gap = np.linspace(-max_gap, max_gap, 1201) / eps
@@ -135,7 +135,7 @@ def plot_em_laplace(epsilon=1.0, sensitivity=1.0, *, true_answer=0.0, half_width
     exp(ε u/Δ) (i.e. Lap(Δ/ε)), with the exact Laplace densities dashed.
     Right: the privacy loss ln p_q(r) - ln p_{q+Δ}(r) of each along r.
 
-    Defined in: chapters/03_exponential_mechanism.ipynb
+    Defined in: chapters/04_exponential_mechanism.ipynb
     """
     eps, d = check_epsilon(epsilon), check_positive(sensitivity, "sensitivity")
     q = float(true_answer)
@@ -172,7 +172,7 @@ def plot_utility_bound(scores, epsilon, sensitivity=1.0, *, seed=2024, n_draws=1
 
     error = OPT - u(output); the bound is Pr[error ≥ (2Δ/ε)(ln(|R|/|R_OPT|) + t)] ≤ e^-t.
 
-    Defined in: chapters/03_exponential_mechanism.ipynb
+    Defined in: chapters/04_exponential_mechanism.ipynb
     """
     u = check_finite_array(scores, "scores", ndim=1, allow_empty=False)
     eps, d = check_epsilon(epsilon), check_positive(sensitivity, "sensitivity")

@@ -59,7 +59,7 @@ def plot_ls_leak(releases_a, releases_b, *, centre, threshold, epsilon, success,
     (equal priors), against the measured ``success`` of the band test, which
     does not depend on ε because only the ratio of the two noise scales matters.
 
-    Defined in: chapters/04_local_sensitivity.ipynb
+    Defined in: chapters/06_local_sensitivity.ipynb
     """
     a = check_finite_array(releases_a, "releases_a", ndim=1, allow_empty=False)
     b = check_finite_array(releases_b, "releases_b", ndim=1, allow_empty=False)
@@ -95,7 +95,7 @@ def plot_ptr_refusal(epsilon=1.0, delta=None, *, n=32_561, upper=UPPER):
     just right of b = upper/n, where γ̂ first exceeds the threshold.
     δ defaults to 1/N² for the public size bound N = 48,842.
 
-    Defined in: chapters/04_local_sensitivity.ipynb
+    Defined in: chapters/06_local_sensitivity.ipynb
     """
     delta = 1 / ADULT_PUBLIC_SIZE_BOUND**2 if delta is None else delta
     t, t_slip = ptr_threshold(epsilon, delta), math.log(2 / delta) / (2 * epsilon)
@@ -128,7 +128,7 @@ def plot_smooth_terms(epsilon=1.0, delta=None, *, n=32_561, small_n=50, upper=UP
     size but at the far end for a small data set: truncating the max to small k
     would understate S there. δ defaults to 1/48842² (a public bound on n).
 
-    Defined in: chapters/04_local_sensitivity.ipynb
+    Defined in: chapters/06_local_sensitivity.ipynb
     """
     delta = 1 / ADULT_PUBLIC_SIZE_BOUND**2 if delta is None else delta
     beta = smooth_beta(epsilon, delta)
@@ -159,7 +159,7 @@ def plot_saa_tradeoff(epsilon=1.0, *, ks=(10, 20, 50, 100, 200, 500, 1000, 2000,
     (mean of the chunk answers minus f of the whole data), the noise std is
     √2·(u - l)/(kε), so the figure needs no simulation.
 
-    Defined in: chapters/04_local_sensitivity.ipynb
+    Defined in: chapters/06_local_sensitivity.ipynb
     """
     ages, ids = _adult_ages_and_ids()
     ks = np.asarray(ks)
@@ -191,7 +191,7 @@ def plot_mechanism_comparison(epsilon=1.0, bound=0.005, k=1000, seed=2024):
     sample-and-aggregate with ``k`` hash chunks of the mean (ε-DP). δ = 1/n².
     Ages are clipped to [0, 100]. The x-axis is logarithmic and fixed.
 
-    Defined in: chapters/04_local_sensitivity.ipynb
+    Defined in: chapters/06_local_sensitivity.ipynb
     """
     ages, ids = _adult_ages_and_ids()
     n = ages.size

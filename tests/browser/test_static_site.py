@@ -225,7 +225,7 @@ def _expected_figures(nb_path: Path) -> tuple[int, int, int]:
     cells = json.loads(nb_path.read_text(encoding="utf-8"))["cells"]
     code = [c for c in cells if c["cell_type"] == "code"]
     pngs = sum("image/png" in out.get("data", {}) for c in code for out in c.get("outputs", []))
-    sliders = [i for i, c in enumerate(code) if re.search(r"\binteract\(", "".join(c["source"]))]
+    sliders = [i for i, c in enumerate(code) if re.search(r"\binteract(_figure)?\(", "".join(c["source"]))]
     for i in sliders:  # the static figure sits in the cell just before the slider cell
         assert i > 0 and any("image/png" in out.get("data", {}) for out in code[i - 1].get("outputs", [])), \
             f"{nb_path.name}: the cell before slider cell #{i} shows no static figure"

@@ -32,7 +32,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 PDF = Path(os.environ.get("DP_BOOK_PDF", ROOT / "_build" / "latex" / "dp-by-experiment.pdf"))
 LOG = PDF.with_suffix(".log")
-SLIDER_CALL = re.compile(r"\binteract(?:ive)?(?:_output)?\(")
+SLIDER_CALL = re.compile(r"\binteract(?:ive)?(?:_output|_figure)?\(")
 SLIDER_NOTE = "In the online book a slider here redraws the figure above"
 
 if not PDF.is_file():
