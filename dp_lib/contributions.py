@@ -82,6 +82,14 @@ def simulate_visits(user_ids, *, rng):
 def load_visits(path=None) -> pd.DataFrame:
     """Return the shop log ``data/visits.csv``: one row per visit, keyed by the Adult data's fake SSN.
 
+    Parameters
+    ----------
+    path : str or Path, optional; defaults to ``data/visits.csv``.
+
+    Returns
+    -------
+    pandas DataFrame with one row per visit (user, category, spend).
+
     Privacy: none; this is the sensitive log that the user-level chapter protects.
 
     Defined in: chapters/10_user_level.ipynb
@@ -163,6 +171,12 @@ def bound_contributions(df, user, partition, *, max_partitions, max_per_partitio
 def contribution_sensitivity(max_partitions, max_per_partition, max_value=1.0):
     """Sensitivities of the per-partition counts (``max_value=1``) or sums after bounding.
 
+    Parameters
+    ----------
+    max_partitions : int ≥ 1, L0, the partitions one user may touch.
+    max_per_partition : int ≥ 1, L∞, the rows one user may add to a partition.
+    max_value : float > 0, the largest |value| of one row (1 for counts).
+
     Returns
     -------
     dict with "L0" (partitions one user can change), "Linf" (the largest change in one
@@ -194,6 +208,15 @@ def contribution_envelope(df, user, partition, value, *, partitions, max_partiti
     the user's clamped total) and, by Hoeffding's inequality over users, stays within
     ``*_slack`` of it except with probability ``failure``. A release adds its noise on top:
     this lets a test check a library whose randomness cannot be seeded.
+
+    Parameters
+    ----------
+    df : pandas DataFrame, the log.
+    user, partition, value : column names.
+    partitions : the public partitions.
+    max_partitions, max_per_partition : ints ≥ 1, the bounds L0 and L∞.
+    min_value, max_value : floats, the clamping range of ``value``.
+    failure : float in (0, 1), the probability that a bound may fail.
 
     Returns
     -------
@@ -248,6 +271,15 @@ def user_level_count(df, user, partition, *, partitions, max_partitions, max_per
     Restricts ``df`` to the public ``partitions``, bounds contributions, counts rows per
     partition and adds Lap(L0·L∞/ε) to every count (zeros included).
 
+    Parameters
+    ----------
+    df : pandas DataFrame, the log.
+    user, partition : column names.
+    partitions : the public partitions (fixed before looking at the data).
+    max_partitions, max_per_partition : ints ≥ 1, the bounds L0 and L∞.
+    epsilon : float > 0.
+    rng : numpy.random.Generator (keyword-only, required).
+
     Returns
     -------
     pandas Series of noisy counts indexed by ``partitions``.
@@ -274,6 +306,16 @@ def user_level_count(df, user, partition, *, partitions, max_partitions, max_per
 def user_level_sum(df, user, partition, value, *, partitions, max_partitions, max_per_partition, min_value,
                    max_value, epsilon, rng):
     """Noisy sum of ``value`` (each row clamped to [min_value, max_value]) per public partition, ε-DP per user.
+
+    Parameters
+    ----------
+    df : pandas DataFrame, the log.
+    user, partition, value : column names.
+    partitions : the public partitions.
+    max_partitions, max_per_partition : ints ≥ 1, the bounds L0 and L∞.
+    min_value, max_value : floats, each row's value is clamped to this range.
+    epsilon : float > 0.
+    rng : numpy.random.Generator (keyword-only, required).
 
     Returns
     -------
@@ -308,6 +350,12 @@ def partition_selection_threshold(epsilon, delta, max_partitions):
     A partition that only the added user holds has user count 1 and passes with
     probability ½·exp(-(τ - 1)/b) = δ/L0; over the user's at most L0 partitions that is
     at most δ. (τ is floored at 1, where the pass probability ½ is at most δ.)
+
+    Parameters
+    ----------
+    epsilon : float > 0.
+    delta : float in (0, 1).
+    max_partitions : int ≥ 1, L0.
 
     Returns
     -------
@@ -372,6 +420,15 @@ def pipeline_dp_release(rows, backend, *, partitions, epsilon, max_partitions, m
     (a list for ``pipeline_dp.LocalBackend()``, an RDD for ``pipeline_dp.SparkRDDBackend(sc)``).
     PipelineDP splits ε evenly between COUNT and SUM, bounds contributions itself and draws
     Laplace noise from Google's differential-privacy library (secure, cannot be seeded).
+
+    Parameters
+    ----------
+    rows : collection of (user, partition, value) tuples accepted by ``backend``.
+    backend : a PipelineDP backend (``LocalBackend()`` or ``SparkRDDBackend(sc)``).
+    partitions : the public partitions.
+    epsilon : float > 0, split evenly between COUNT and SUM.
+    max_partitions, max_per_partition : ints ≥ 1, the bounds L0 and L∞.
+    min_value, max_value : floats, the clamping range of the values.
 
     Returns
     -------

@@ -160,6 +160,10 @@ def setup_figures() -> None:
     ``Figure`` with ``figure_png`` (one draw). Call once in a chapter's setup
     cell, after ``%matplotlib inline``; outside IPython it does nothing.
 
+    Parameters
+    ----------
+    None.
+
     Returns
     -------
     None
