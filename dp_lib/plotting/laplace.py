@@ -84,13 +84,13 @@ def noisy_count_figure(epsilon, sensitivity, *, true_answer, rng, n_draws=10_000
     inside = np.mean(np.abs(noisy - true_answer) <= half_width)
     counts, _ = np.histogram(noisy, bins=edges)
     right.stairs(counts / (n_draws * np.diff(edges)), edges, fill=True, color=OKABE_ITO["sky"],
-                 label=f"{n_draws:,} releases ({inside:.0%} in view)")
+                 label=f"{n_draws:,} releases")
     right.plot(x + true_answer, laplace_pdf(x, scale=b), color=OKABE_ITO["vermillion"], label="exact")
     right.axvline(true_answer, color=OKABE_ITO["black"], lw=1, ls="--", label="true answer")
-    right.set(title=f"noisy answers, ε = {epsilon:g}, Δ = {sensitivity:g}", xlabel="released count",
+    right.set(title=f"noisy answers, ε = {epsilon:g}, Δ = {sensitivity:g} ({inside:.0%} in view)", xlabel="released count",
               xlim=(true_answer - half_width, true_answer + half_width))
     right.xaxis.set_major_locator(MaxNLocator(4))
-    right.legend(loc="upper left", fontsize=8)
+    right.legend(loc="upper right", fontsize=7)  # clear of the true-answer line at the centre
     return fig
 
 

@@ -107,9 +107,11 @@ def private_training_figure(epsilon, iterations, clip_norm, *, rng, delta=DELTA)
     right.semilogy(steps[1:], signal[:-1], color=OKABE_ITO["green"], ls="--", label="signal")
     right.axhline(noise, color=OKABE_ITO["vermillion"], label=f"noise {noise:.2g}")
     right.set(xlabel="iteration", ylabel="L2 norm per step", title="signal vs noise",
-              xlim=(0.5, k + 0.5), ylim=(1e-5, 1e4))
+              xlim=(0.5, k + 0.5))
+    shown = np.r_[signal[:-1], noise]  # the y-range follows the two curves (a factor 4 of room each way)
+    right.set_ylim(shown[shown > 0].min() / 4, shown.max() * 4)
     right.set_xticks(xticks[xticks >= 1], [str(t) for t in xticks[xticks >= 1]])
-    _plain_log_ticks(right.yaxis, [1e-4, 1e-2, 1, 100])
+    _plain_log_ticks(right.yaxis, [1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1, 10, 100, 1e3, 1e4])
     right.legend(loc="upper center", ncol=2, fontsize=8)  # above 100: no curve ever reaches there
     return fig
 

@@ -149,12 +149,12 @@ def plot_em_laplace(epsilon=1.0, sensitivity=1.0, *, true_answer=0.0, half_width
         return w / (w.sum() * (r[1] - r[0]))
 
     fig, (left, right) = new_figure(1, 2, width=9.0, height=3.4)
-    for f, name, b, color in ((generic, "EM, exp(εu/2Δ)", 2 * d / eps, OKABE_ITO["blue"]),
-                              (exact, "exp(εu/Δ)", d / eps, OKABE_ITO["vermillion"])):
+    for f, name, b, color, dash, lap in ((generic, "EM, exp(εu/2Δ)", 2 * d / eps, OKABE_ITO["blue"], "--", "Lap(2Δ/ε)"),
+                                         (exact, "exp(εu/Δ)", d / eps, OKABE_ITO["vermillion"], ":", "Lap(Δ/ε)")):
         left.plot(r, f(q), color=color, lw=2.5, alpha=0.6, label=f"{name} on the grid")
-        left.plot(r, laplace_pdf(r, loc=q, scale=b), color=OKABE_ITO["black"], lw=0.9, ls="--")
+        left.plot(r, laplace_pdf(r, loc=q, scale=b), color=OKABE_ITO["black"], lw=0.9, ls=dash,
+                  label=f"Laplace density {lap}")
         right.plot(r, np.log(f(q)) - np.log(f(q + d)), color=color, label=name)
-    left.plot([], [], color=OKABE_ITO["black"], lw=0.9, ls="--", label="Laplace density Lap(2Δ/ε), Lap(Δ/ε)")
     lim = (q - half_width * d / eps, q + half_width * d / eps)
     left.set(title=f"u(x, r) = −|q − r|, Δ = {d:g}, ε = {eps:g}", xlabel="output r", ylabel="density", xlim=lim)
     left.legend(fontsize=8, loc="upper left")
