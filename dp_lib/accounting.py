@@ -17,7 +17,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .validation import check_delta, check_epsilon, check_finite_array, check_int, check_positive, check_probability
+from .validation import (check_delta, check_epsilon, check_finite_array, check_int, check_positive, check_probability,
+                         check_real, refuse_overflow)
 
 __all__ = [
     "DEFAULT_ORDERS", "gaussian_rdp", "gaussian_zcdp", "laplace_rdp", "zcdp_to_epsilon", "rdp_to_epsilon",
@@ -30,14 +31,14 @@ _MAX_ORDER = 10_000
 _LOG_FACT = np.concatenate(([0.0], np.cumsum(np.log(np.arange(1, _MAX_ORDER + 1, dtype=float)))))
 
 
-def _orders(alpha, *, integer=False):
+def _orders(alpha, *, integer=False, name="alpha"):
     """Validated orders as a float array (> 1; integers >= 2 when ``integer``) and whether a scalar came in."""
     scalar = np.ndim(alpha) == 0
-    a = check_finite_array(np.atleast_1d(alpha), "alpha", ndim=1, allow_empty=False)
+    a = check_finite_array(np.atleast_1d(alpha), name, ndim=1, allow_empty=False)
     if integer and (np.any(a != np.round(a)) or np.any(a < 2) or np.any(a > _MAX_ORDER)):
-        raise ValueError(f"alpha must be integer orders in [2, {_MAX_ORDER}], got {alpha!r}")
+        raise ValueError(f"{name} must be integer orders in [2, {_MAX_ORDER}], got {alpha!r}")
     if np.any(a <= 1):
-        raise ValueError(f"alpha must be Rényi orders > 1, got {alpha!r}")
+        raise ValueError(f"{name} must be Rényi orders > 1, got {alpha!r}")
     return a, scalar
 
 
@@ -45,6 +46,7 @@ def _out(values, scalar):
     return float(values[0]) if scalar else values
 
 
+@refuse_overflow("alpha", "sigma", "sensitivity")
 def gaussian_rdp(alpha, sigma, sensitivity=1.0):
     """Rényi DP of the Gaussian mechanism at order α: α Δ² / (2σ²) (Mironov 2017, Prop. 7).
 
@@ -72,6 +74,7 @@ def gaussian_rdp(alpha, sigma, sensitivity=1.0):
     return _out(a * gaussian_zcdp(sigma, sensitivity), scalar)
 
 
+@refuse_overflow("sigma", "sensitivity")
 def gaussian_zcdp(sigma, sensitivity=1.0):
     """ρ = Δ² / (2σ²): the Gaussian mechanism is ρ-zCDP (Bun & Steinke 2016, Prop. 1.6).
 
@@ -98,6 +101,7 @@ def gaussian_zcdp(sigma, sensitivity=1.0):
     return d * d / (2.0 * s * s)
 
 
+@refuse_overflow("alpha", "scale", "sensitivity")
 def laplace_rdp(alpha, scale, sensitivity=1.0):
     """Rényi DP of the Laplace mechanism with ε = Δ/b at order α > 1 (Mironov 2017, Prop. 6).
 
@@ -130,6 +134,7 @@ def laplace_rdp(alpha, scale, sensitivity=1.0):
     return _out(eps + np.log1p((a - 1) * np.expm1((1 - 2 * a) * eps) / (2 * a - 1)) / (a - 1), scalar)
 
 
+@refuse_overflow("rho", "delta")
 def zcdp_to_epsilon(rho, delta):
     """ε of a ρ-zCDP mechanism at δ: ρ + 2 sqrt(ρ ln(1/δ)) (Bun & Steinke 2016, Prop. 1.3).
 
@@ -188,8 +193,11 @@ def rdp_to_epsilon(orders, rdp, delta):
     >>> round(eps, 4), order
     (4.7527, 5.0)
     """
-    a, _ = _orders(orders)
-    r = np.atleast_1d(np.asarray(rdp, dtype=float))
+    a, _ = _orders(orders, name="orders")
+    try:
+        r = np.atleast_1d(np.asarray(rdp, dtype=float))
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError("rdp must hold one value >= 0 (or inf) per order") from None
     if r.shape != a.shape or np.any(np.isnan(r)) or np.any(r < 0):
         raise ValueError("rdp must hold one value >= 0 (or inf) per order")
     eps = _conversion(a, r, math.log(check_delta(delta)))
@@ -197,6 +205,7 @@ def rdp_to_epsilon(orders, rdp, delta):
     return max(0.0, float(eps[best])), float(a[best])
 
 
+@refuse_overflow("alpha", "q", "sigma")
 def subsampled_gaussian_rdp(alpha, q, sigma):
     """RDP at integer order α of the Gaussian with noise multiplier σ on a Poisson subsample of rate q.
 
@@ -241,7 +250,8 @@ def subsampled_gaussian_rdp(alpha, q, sigma):
                  + k * math.log(q) + (a[:, None] - k) * math.log1p(-q) + log_expm1)
     log_terms[k[None, :] > ai[:, None]] = -np.inf  # k runs from 2 to α only
     top = log_terms.max(axis=1)
-    log_a_minus_1 = top + np.log(np.exp(log_terms - top[:, None]).sum(axis=1))
+    shift = np.where(np.isfinite(top), top, 0.0)  # all terms -inf (huge sigma): the sum is 0, RDP is 0
+    log_a_minus_1 = shift + np.log(np.exp(log_terms - shift[:, None]).sum(axis=1))
     return _out(np.logaddexp(0.0, log_a_minus_1) / (a - 1), scalar)
 
 
@@ -278,7 +288,7 @@ class RdpAccountant:
     KINDS = ("gaussian", "subsampled_gaussian", "laplace", "zcdp")
 
     def __init__(self, orders=DEFAULT_ORDERS):
-        self.orders, _ = _orders(orders, integer=True)
+        self.orders, _ = _orders(orders, integer=True, name="orders")
         self.rdp = np.zeros_like(self.orders)
         self.history = []
 
@@ -325,7 +335,7 @@ def dp_sgd_sigma(epsilon, delta, q, steps, *, orders=DEFAULT_ORDERS, rel_tol=1e-
     Parameters
     ----------
     epsilon : float > 0.  delta : float in (0, 1).  q : float in (0, 1], the sampling rate.
-    steps : int >= 1, T.  orders : integer orders.  rel_tol : float > 0.
+    steps : int >= 1, T.  orders : integer orders.  rel_tol : float >= 1e-15.
 
     Returns
     -------
@@ -346,8 +356,8 @@ def dp_sgd_sigma(epsilon, delta, q, steps, *, orders=DEFAULT_ORDERS, rel_tol=1e-
     eps, dlt = check_epsilon(epsilon), check_delta(delta)
     q = check_probability(q, "q", low_open=True)
     t = check_int(steps, "steps", minimum=1)
-    tol = check_positive(rel_tol, "rel_tol")
-    a, _ = _orders(orders, integer=True)
+    tol = check_real(rel_tol, "rel_tol", minimum=1e-15)  # below ~1e-16 the bisection cannot shrink
+    a, _ = _orders(orders, integer=True, name="orders")
     return _calibrate(eps, dlt, q, t, tuple(a.tolist()), tol)
 
 

@@ -26,7 +26,9 @@ import pandas as pd
 
 from .mechanisms import laplace_mech
 from .random import check_rng
-from .validation import check_delta, check_epsilon, check_finite_array, check_int, check_nonnegative
+from .validation import check_delta, check_epsilon, check_finite_array, check_int, check_nonnegative, check_real
+
+_MAX_FLOAT = float(np.finfo(float).max)
 
 __all__ = [
     "link_records", "equivalence_classes", "subset_queries", "subset_sum_answers", "reconstruct_bits",
@@ -34,15 +36,18 @@ __all__ = [
 ]
 
 
-def _check_columns(df, columns, name: str) -> list[str]:
+def _check_columns(df, columns, name: str, what: str = "quasi_identifiers") -> list[str]:
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"{name} must be a pandas DataFrame, got {type(df).__name__}")
-    cols = [columns] if isinstance(columns, str) else list(columns)
+    try:
+        cols = [columns] if isinstance(columns, str) else list(columns)
+        missing = [c for c in cols if c not in df.columns]
+    except TypeError:  # not iterable, or an unhashable entry
+        raise ValueError(f"{what} must be a column name or a list of column names, got {columns!r:.80}") from None
     if not cols:
-        raise ValueError("quasi_identifiers must name at least one column")
-    missing = [c for c in cols if c not in df.columns]
+        raise ValueError(f"{what} must name at least one column")
     if missing:
-        raise ValueError(f"{name} has no column(s) {missing}; it has {list(df.columns)}")
+        raise ValueError(f"{what}: {name} has no column(s) {missing}; it has {list(df.columns)}")
     return cols
 
 
@@ -114,7 +119,9 @@ def equivalence_classes(df, quasi_identifiers, sensitive=None):
     """
     qi = _check_columns(df, quasi_identifiers, "df")
     if sensitive is not None:
-        _check_columns(df, [sensitive], "df")
+        if not isinstance(sensitive, str):
+            raise ValueError(f"sensitive must be None or one column name, got {sensitive!r:.80}")
+        _check_columns(df, [sensitive], "df", "sensitive")
     groups = df.groupby(qi, observed=True, dropna=False)
     out = groups.size().rename("size").to_frame()
     if sensitive is not None:
@@ -177,10 +184,12 @@ def subset_sum_answers(secret, queries, noise, *, rng):
     [2.0, 1.0]
     """
     x = check_finite_array(secret, "secret", ndim=1, allow_empty=False)
+    if not np.all((x == 0) | (x == 1)):
+        raise ValueError("secret must contain bits (0 or 1)")
     q = check_finite_array(queries, "queries", ndim=2)
     if q.shape[1] != x.size:
         raise ValueError(f"queries must have one column per person ({x.size}), got shape {q.shape}")
-    e = check_nonnegative(noise, "noise")
+    e = check_real(noise, "noise", minimum=0.0, maximum=_MAX_FLOAT / 2) + 0.0  # [-noise, noise] has a finite width
     return q @ x + check_rng(rng).uniform(-e, e, size=q.shape[0])
 
 
@@ -339,7 +348,7 @@ def hockey_stick_delta(p, q, epsilon):
     if p.shape != q.shape:
         raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
     for arr, name in ((p, "p"), (q, "q")):
-        if np.any(arr < 0) or not math.isclose(arr.sum(), 1.0, abs_tol=1e-9):
+        if np.any((arr < 0) | (arr > 1)) or not math.isclose(arr.sum(), 1.0, abs_tol=1e-9):
             raise ValueError(f"{name} must be non-negative and sum to 1")
     eps = check_nonnegative(epsilon, "epsilon")
     return float(np.maximum(p - math.exp(min(eps, 700.0)) * q, 0.0).sum())

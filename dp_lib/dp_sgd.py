@@ -15,7 +15,7 @@ import pandas as pd
 from .accounting import DEFAULT_ORDERS, RdpAccountant, dp_sgd_sigma, rdp_to_epsilon, subsampled_gaussian_rdp
 from .random import check_rng
 from .validation import (check_delta, check_epsilon, check_finite_array, check_int, check_positive,
-                         check_probability, check_same_length)
+                         check_probability, check_same_length, refuse_overflow)
 
 __all__ = ["poisson_batches", "dp_sgd_step", "minibatch_dp_sgd"]
 
@@ -71,6 +71,7 @@ def _clipped_gradient_sum(theta, X, y, row_norms, clip_norm):
     return scale @ grads
 
 
+@refuse_overflow("theta", "X", "clip_norm", "noise_multiplier", "expected_batch_size", "learning_rate")
 def dp_sgd_step(theta, X, y, clip_norm, noise_multiplier, expected_batch_size, *, rng, learning_rate=2.0):
     """One DP-SGD update on a (Poisson-sampled) batch: θ - η (Σ clip(gᵢ, C) + N(0, (σC)² I)) / B.
 
@@ -154,16 +155,22 @@ def minibatch_dp_sgd(X, y, epsilon, delta, steps, clip_norm, *, q, public_n, rng
     if accountant is not None and not isinstance(accountant, RdpAccountant):
         raise ValueError(f"accountant must be an RdpAccountant or None, got {type(accountant).__name__}")
     sigma = dp_sgd_sigma(eps, dlt, q, t)
+    if not np.isfinite(sigma * c):
+        raise ValueError(f"clip_norm: the noise std sigma * clip_norm = {sigma:.4g} * {c:.4g} is beyond float64")
     orders = np.asarray(DEFAULT_ORDERS, dtype=float)
     step_rdp = subsampled_gaussian_rdp(orders, q, sigma)
-    if accountant is not None:
-        accountant.compose("subsampled_gaussian", q=q, sigma=sigma, count=t)
     row_norms, b = np.linalg.norm(X, axis=1), q * n_pub
     thetas, sizes = np.zeros((t + 1, X.shape[1])), np.zeros(t + 1, dtype=int)
-    for i, idx in enumerate(poisson_batches(len(y), q, t, rng=rng)):  # steps are sequential; rows vectorised
-        total = _clipped_gradient_sum(thetas[i], X[idx], y[idx], row_norms[idx], c)
-        thetas[i + 1] = thetas[i] - eta * (total + rng.normal(0.0, sigma * c, size=X.shape[1])) / b
-        sizes[i + 1] = len(idx)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # checked below, before anything is recorded
+        for i, idx in enumerate(poisson_batches(len(y), q, t, rng=rng)):  # steps are sequential; rows vectorised
+            total = _clipped_gradient_sum(thetas[i], X[idx], y[idx], row_norms[idx], c)
+            thetas[i + 1] = thetas[i] - eta * (total + rng.normal(0.0, sigma * c, size=X.shape[1])) / b
+            sizes[i + 1] = len(idx)
+    if not np.all(np.isfinite(thetas)):
+        raise ValueError("learning_rate, clip_norm, q, public_n: the iterates left float64 (inf or NaN); use less "
+                         "extreme values")
+    if accountant is not None:  # only a run that returns is charged
+        accountant.compose("subsampled_gaussian", q=q, sigma=sigma, count=t)
     spent = [0.0] + [rdp_to_epsilon(orders, k * step_rdp, dlt)[0] for k in range(1, t + 1)]
     history = pd.DataFrame(thetas, columns=[f"theta_{j}" for j in range(X.shape[1])])
     history.index.name = "step"

@@ -24,7 +24,7 @@ from fractions import Fraction
 import numpy as np
 
 from .random import check_rng
-from .validation import check_epsilon, check_finite_array, check_int, check_positive
+from .validation import check_epsilon, check_finite_array, check_int, check_positive, refuse_overflow
 
 __all__ = [
     "sample_discrete_laplace",
@@ -138,11 +138,12 @@ def _bernoulli_exp_int(whole, rng):
     return result
 
 
-def _discrete_laplace(scale: Fraction, n: int, rng) -> np.ndarray:
+def _discrete_laplace(scale: Fraction, n: int, rng, name: str = "scale") -> np.ndarray:
     """n draws with P(z) proportional to exp(-|z|/scale), scale = t/s (CKS20 Algorithm 2)."""
     t, s = scale.numerator, scale.denominator
     if t >= _INT_LIMIT or s >= _INT_LIMIT:
-        raise ValueError("scale must be a rational t/s with t, s < 2**62 (pass a Fraction with smaller terms)")
+        raise ValueError(f"{name} must give a noise scale t/s with t, s < 2**62 (pass a Fraction with smaller "
+                         "terms, or a less extreme value)")
     out = np.zeros(n, dtype=np.int64)
     pending = np.arange(n)
     while pending.size:
@@ -162,7 +163,7 @@ def _discrete_laplace(scale: Fraction, n: int, rng) -> np.ndarray:
     return out
 
 
-def _discrete_gaussian(sigma2: Fraction, n: int, rng) -> np.ndarray:
+def _discrete_gaussian(sigma2: Fraction, n: int, rng, name: str = "sigma") -> np.ndarray:
     """n draws with P(z) proportional to exp(-z^2/(2 sigma2)) (CKS20 Algorithm 3).
 
     Propose Y ~ discrete Laplace with scale t = floor(sigma) + 1 and accept with
@@ -174,7 +175,7 @@ def _discrete_gaussian(sigma2: Fraction, n: int, rng) -> np.ndarray:
     out = np.zeros(n, dtype=np.int64)
     pending = np.arange(n)
     while pending.size:
-        y = _discrete_laplace(Fraction(t), pending.size, rng)
+        y = _discrete_laplace(Fraction(t), pending.size, rng, name)
         num = (np.abs(y).astype(object) * (q * t) - p) ** 2
         den = np.full(y.size, 2 * p * q * t * t, dtype=object)
         whole, frac = num // den, num % den
@@ -246,9 +247,10 @@ def sample_discrete_gaussian(sigma, size=None, *, rng):
     """
     s = _rational(sigma, "sigma")
     n = _count(size)
-    return _shaped(_discrete_gaussian(s * s, max(n, 1 if size is None else 0), check_rng(rng)), size)
+    return _shaped(_discrete_gaussian(s * s, max(n, 1 if size is None else 0), check_rng(rng), "sigma"), size)
 
 
+@refuse_overflow("k", "scale")
 def discrete_laplace_pmf(k, scale):
     """P(Z = k) for the discrete Laplace law with the given scale: tanh(1/(2 scale)) exp(-|k|/scale).
 
@@ -271,7 +273,7 @@ def discrete_laplace_pmf(k, scale):
     0.462117
     """
     k = check_finite_array(k, "k")
-    t = check_positive(float(scale), "scale")
+    t = check_positive(scale, "scale")
     pmf = math.tanh(0.5 / t) * np.exp(-np.abs(k) / t)
     return float(pmf) if pmf.ndim == 0 else pmf
 
@@ -284,6 +286,7 @@ def _gaussian_normaliser(sigma):
     return math.sqrt(2 * math.pi) * sigma  # the next Poisson term, exp(-2 pi^2 sigma^2), is below 1e-300
 
 
+@refuse_overflow("k", "sigma")
 def discrete_gaussian_pmf(k, sigma):
     """P(Z = k) for the discrete Gaussian N_Z(0, sigma^2): exp(-k^2/(2 sigma^2)) / sum_z exp(-z^2/(2 sigma^2)).
 
@@ -306,11 +309,12 @@ def discrete_gaussian_pmf(k, sigma):
     0.398942
     """
     k = check_finite_array(k, "k")
-    s = check_positive(float(sigma), "sigma")
+    s = check_positive(sigma, "sigma")
     pmf = np.exp(-k * k / (2 * s * s)) / _gaussian_normaliser(s)
     return float(pmf) if pmf.ndim == 0 else pmf
 
 
+@refuse_overflow("scale")
 def discrete_laplace_variance(scale):
     """Variance of the discrete Laplace law: 2p/(1 - p)^2 with p = exp(-1/scale) (below 2 scale^2).
 
@@ -331,10 +335,11 @@ def discrete_laplace_variance(scale):
     >>> round(discrete_laplace_variance(1.0), 4)
     1.8413
     """
-    t = check_positive(float(scale), "scale")
+    t = check_positive(scale, "scale")
     return 2 * math.exp(-1 / t) / (-math.expm1(-1 / t)) ** 2
 
 
+@refuse_overflow("sigma")
 def discrete_gaussian_variance(sigma):
     """Variance of N_Z(0, sigma^2): sum of z^2 P(z) (below sigma^2; equal to it up to 1e-300 for sigma >= 40).
 
@@ -355,7 +360,7 @@ def discrete_gaussian_variance(sigma):
     >>> round(discrete_gaussian_variance(0.5), 4), round(discrete_gaussian_variance(3.0), 4)
     (0.215, 9.0)
     """
-    s = check_positive(float(sigma), "sigma")
+    s = check_positive(sigma, "sigma")
     if s >= 40:
         return s * s
     z = np.arange(-int(40 * s) - 40, int(40 * s) + 41)
@@ -390,7 +395,7 @@ def discrete_laplace_mech(value, sensitivity, epsilon, *, rng):
     """
     true_answer = _check_counts(value)
     scale = Fraction(check_int(sensitivity, "sensitivity", minimum=1)) / _rational(epsilon, "epsilon")
-    noise = _discrete_laplace(scale, true_answer.size, check_rng(rng))
+    noise = _discrete_laplace(scale, true_answer.size, check_rng(rng), "sensitivity / epsilon")
     noisy_answer = true_answer + noise.reshape(true_answer.shape)
     return int(noisy_answer) if noisy_answer.ndim == 0 else noisy_answer
 
@@ -423,7 +428,7 @@ def discrete_gaussian_mech(value, sensitivity, rho, *, rng):
     """
     true_answer = _check_counts(value)
     sigma2 = Fraction(check_int(sensitivity, "sensitivity", minimum=1)) ** 2 / (2 * _rational(rho, "rho"))
-    noise = _discrete_gaussian(sigma2, true_answer.size, check_rng(rng))
+    noise = _discrete_gaussian(sigma2, true_answer.size, check_rng(rng), "sensitivity / rho")
     noisy_answer = true_answer + noise.reshape(true_answer.shape)
     return int(noisy_answer) if noisy_answer.ndim == 0 else noisy_answer
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .noise import laplace_inverse_cdf
-from .validation import check_finite_array, check_positive
+from .validation import check_choice, check_finite_array, check_positive
 
 __all__ = ["laplace_output_at", "laplace_reachable", "distinguishing_share"]
 
@@ -29,9 +29,16 @@ _GRIDS = {"dp_lib": (0, 2**52), "numpy": (1, 2**53)}  # k ranges over [low, high
 
 
 def _check_sampler(sampler):
-    if sampler not in _GRIDS:
-        raise ValueError(f"sampler must be one of {sorted(_GRIDS)}, got {sampler!r}")
-    return sampler
+    return check_choice(sampler, "sampler", tuple(sorted(_GRIDS)))
+
+
+def _check_index(k, low, high):
+    """Grid indices as int64, refusing non-integers, booleans, strings and values outside [low, high)."""
+    arr = np.asarray(k) if not isinstance(k, (str, bytes)) else np.asarray([], dtype=object)
+    ok = arr.dtype.kind in "iu" or (arr.dtype.kind == "f" and bool(np.all(np.isfinite(arr) & (arr == np.round(arr)))))
+    if not ok or np.any((arr < low) | (arr >= high)):
+        raise ValueError(f"k must be integer grid indices in [{low}, {high}), got {k!r:.80}")
+    return arr.astype(np.int64)
 
 
 def laplace_output_at(k, true_answer, scale, sampler="dp_lib"):
@@ -58,9 +65,7 @@ def laplace_output_at(k, true_answer, scale, sampler="dp_lib"):
     2.2204460492503136e-16
     """
     low, high = _GRIDS[_check_sampler(sampler)]
-    k = np.asarray(k, dtype=np.int64)
-    if np.any((k < low) | (k >= high)):
-        raise ValueError(f"k must lie in [{low}, {high})")
+    k = _check_index(k, low, high)
     loc = float(check_finite_array(true_answer, "true_answer", ndim=0))
     b = check_positive(scale, "scale")
     if sampler == "dp_lib":

@@ -58,8 +58,8 @@ def quantile_intervals(values, quantile, epsilon, lower, upper):
     edges = np.concatenate(([low], np.sort(np.clip(data, low, high)), [high]))
     lengths = np.diff(edges)
     ranks = np.arange(lengths.size)                    # data points below each piece
-    with np.errstate(divide="ignore"):                 # empty pieces: log(0) = -inf, weight 0
-        log_weights = np.log(lengths) - eps * np.abs(ranks - q * data.size) / 2
+    with np.errstate(divide="ignore", over="ignore"):  # empty pieces, and far pieces at huge ε: weight 0
+        log_weights = np.log(lengths) - eps * (np.abs(ranks - q * data.size) / 2)
     log_weights -= log_weights.max()                   # the longest-and-best piece has weight 1
     weights = np.exp(log_weights)
     return edges, weights / weights.sum()

@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from .noise import laplace_cdf, sample_laplace
+from .noise import check_noise_range, laplace_cdf, sample_laplace
 from .random import check_rng
 from .validation import check_epsilon, check_finite_array, check_int, check_nonnegative, check_positive
 
@@ -122,9 +122,14 @@ def svt_noise_scales(epsilon, c=1, *, sensitivity=1.0, monotone=False, split=Non
     delta_q = check_positive(sensitivity, "sensitivity")
     eps1, eps2 = svt_budget_split(epsilon, c, monotone, split)
     factor = c if monotone else 2 * c
-    scales = (delta_q / eps1, factor * delta_q / eps2)
+    try:
+        scales = (delta_q / eps1, factor * delta_q / eps2)
+    except (ZeroDivisionError, OverflowError):  # epsilon so small that a share of it rounds to 0
+        scales = (math.inf, math.inf)
     if not all(math.isfinite(s) and s > 0 for s in scales):
         raise ValueError(f"sensitivity / epsilon is out of range (sensitivity={sensitivity!r}, epsilon={epsilon!r})")
+    for s in scales:
+        check_noise_range(s, 0.0, name="sensitivity / epsilon (with c and split)")
     return scales
 
 
@@ -170,6 +175,9 @@ def svt_transcript(values, threshold, threshold_scale, query_scale, *, rng, c=No
     cap = None if c is None else check_int(c, "c", minimum=1)
     rng = check_rng(rng)
     runs = 1 if size is None else check_int(size, "size", minimum=1)
+    check_noise_range(b_rho, t, name="threshold_scale")
+    if b_nu > 0:
+        check_noise_range(b_nu, float(np.max(np.abs(q))), name="query_scale")
     rho = sample_laplace(b_rho, size=(runs, 1), rng=rng)
     nu = sample_laplace(b_nu, size=(runs, q.size), rng=rng) if b_nu > 0 else np.zeros((runs, q.size))
     noisy = q + nu
@@ -287,7 +295,9 @@ def numeric_sparse_vector(values, threshold, epsilon, epsilon_values, c, *, rng,
     positive = sparse_vector(values, threshold, epsilon, c, rng=rng, sensitivity=sensitivity,
                              monotone=monotone, split=split, size=1 if size is None else size)
     q = _check_values(values)
-    fresh = sample_laplace(c * check_positive(sensitivity, "sensitivity") / eps3, size=positive.shape, rng=rng)
+    scale = c * check_positive(sensitivity, "sensitivity") / eps3
+    check_noise_range(scale, float(np.max(np.abs(q))), name="sensitivity / epsilon_values")
+    fresh = sample_laplace(scale, size=positive.shape, rng=rng)
     released = np.where(positive, q + fresh, np.nan)
     if size is None:
         return {int(i): float(released[0, i]) for i in np.flatnonzero(positive[0])}

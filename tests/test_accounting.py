@@ -157,7 +157,7 @@ def test_accountant_records_nothing_on_a_bad_call():
     (lambda: zcdp_to_epsilon(0.1, 1.0), "delta"), (lambda: zcdp_to_epsilon(-1.0, 1e-5), "rho"),
     (lambda: rdp_to_epsilon([2, 3], [0.1], 1e-5), "rdp"), (lambda: rdp_to_epsilon([2], [np.nan], 1e-5), "rdp"),
     (lambda: dp_sgd_sigma(1.0, 1e-5, 0.0, 10), "q"), (lambda: dp_sgd_sigma(1.0, 1e-5, 0.1, 0), "steps"),
-    (lambda: RdpAccountant(orders=[1.5, 2]), "alpha"),
+    (lambda: RdpAccountant(orders=[1.5, 2]), "orders"),
 ])
 def test_bad_parameters_name_themselves(call, name):
     with pytest.raises(ValueError, match=name):
