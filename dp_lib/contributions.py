@@ -16,6 +16,7 @@ holds for every pair of neighbouring logs.
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +25,8 @@ import pandas as pd
 from .mechanisms import laplace_mech, laplace_scale
 from .noise import sample_laplace
 from .random import check_rng
-from .validation import check_delta, check_epsilon, check_finite_array, check_int, check_probability
+from .validation import (check_delta, check_epsilon, check_finite_array, check_int, check_positive, check_probability,
+                         check_real)
 
 __all__ = ["VISITS_PATH", "CATEGORIES", "simulate_visits", "load_visits", "bound_contributions",
            "contribution_sensitivity", "contribution_envelope", "user_level_count", "user_level_sum", "partition_selection_threshold",
@@ -99,6 +101,8 @@ def load_visits(path=None) -> pd.DataFrame:
     >>> load_visits().shape
     (84215, 3)
     """
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a file path (str or Path) or None, got {path!r}")
     path = Path(path) if path is not None else VISITS_PATH
     if not path.is_file():
         raise FileNotFoundError(f"{path} is missing; rebuild it with `python data/make_visits.py`")
@@ -192,9 +196,9 @@ def contribution_sensitivity(max_partitions, max_per_partition, max_value=1.0):
     {'L0': 3, 'Linf': 2.0, 'L1': 6.0, 'L2': 3.4641016151377544}
     """
     l0 = check_int(max_partitions, "max_partitions", minimum=1)
-    linf = check_int(max_per_partition, "max_per_partition", minimum=1) * float(max_value)
-    if not (math.isfinite(linf) and linf > 0):
-        raise ValueError(f"max_value must be a finite number > 0, got {max_value!r}")
+    linf = check_int(max_per_partition, "max_per_partition", minimum=1) * check_positive(max_value, "max_value")
+    if not (math.isfinite(linf) and math.isfinite(l0 * linf)):
+        raise ValueError(f"max_value must be small enough for a finite sensitivity L0·L∞·max_value, got {max_value!r}")
     return {"L0": l0, "Linf": linf, "L1": l0 * linf, "L2": math.sqrt(l0) * linf}
 
 
@@ -238,7 +242,11 @@ def contribution_envelope(df, user, partition, value, *, partitions, max_partiti
     linf = check_int(max_per_partition, "max_per_partition", minimum=1)
     keys = pd.Index(list(partitions))
     public = df[df[partition].isin(keys)]
-    v = pd.Series(check_finite_array(public[value], "df[value]").clip(float(min_value), float(max_value)),
+    low, high = check_real(min_value, "min_value"), check_real(max_value, "max_value")
+    if not (low <= high and math.isfinite(high - low)):
+        raise ValueError(f"min_value and max_value must satisfy min_value <= max_value with a finite width, "
+                         f"got {min_value!r}, {max_value!r}")
+    v = pd.Series(check_finite_array(public[value], "df[value]").clip(low, high),
                   index=public.index).sort_values()
     by_cell = v.groupby([public[user], public[partition]], sort=False)
     cell = pd.DataFrame({"n": by_cell.size(), "total": by_cell.sum(),
@@ -251,7 +259,8 @@ def contribution_envelope(df, user, partition, value, *, partitions, max_partiti
                         "sum_mean": p * kept / cell["n"] * cell["total"],
                         "sum_range2": (cell["high"] - cell["low"] * (p == 1)) ** 2}).groupby(level=1).sum()
     out = out.reindex(keys, fill_value=0.0)
-    width = math.sqrt(-math.log(check_probability(failure, "failure", low_open=True, high_open=True) / 2) / 2)
+    failure = check_probability(failure, "failure", low_open=True, high_open=True)
+    width = math.sqrt((math.log(2.0) - math.log(failure)) / 2)  # Hoeffding: ln(2/failure) without underflow
     return pd.DataFrame({"count_mean": out["count_mean"], "count_slack": np.sqrt(out["count_range2"]) * width,
                          "sum_mean": out["sum_mean"], "sum_slack": np.sqrt(out["sum_range2"]) * width})
 
@@ -372,7 +381,11 @@ def partition_selection_threshold(epsilon, delta, max_partitions):
     (1.0, 14.1224)
     """
     b = laplace_scale(check_int(max_partitions, "max_partitions", minimum=1), epsilon)
-    return b, 1.0 + b * max(math.log(max_partitions) - math.log(2.0) - math.log(check_delta(delta)), 0.0)
+    tau = 1.0 + b * max(math.log(max_partitions) - math.log(2.0) - math.log(check_delta(delta)), 0.0)
+    if not (math.isfinite(tau) and tau < 1e300):  # leaves room for Lap(b) noise on top without overflow
+        raise ValueError(f"epsilon is too small for a finite threshold (max_partitions / epsilon = {b:g}), "
+                         f"got epsilon={epsilon!r}")
+    return b, tau
 
 
 def select_partitions(counts_of_distinct_users, epsilon, delta, max_partitions, *, rng):

@@ -123,6 +123,8 @@ def _audit(**kw):
 
 # name -> (function, {argument: valid value}). The sweep replaces one argument at a time by an extreme
 # value. Adding a public function means adding ONE line here. ``None`` marks a name with no sweep (say why).
+_LOG = pd.DataFrame({"user": [1, 1, 2], "page": ["a", "b", "a"], "spend": [5.0, 50.0, 1.0]})
+
 EDGE_CALLS = {
     "hash_chunks": (dp.hash_chunks, dict(keys=[1, 2, 3], k=2)),
     "contiguous_chunk_count": (dp.contiguous_chunk_count, dict(n=100, k=7)),
@@ -301,6 +303,42 @@ EDGE_CALLS = {
                                                                  threshold_scale=2.0, query_scale=4.0, c=None)),
     "above_threshold_probabilities": (dp.above_threshold_probabilities, dict(values=[1.0], threshold=0.0, epsilon=1.0,
                                                                              sensitivity=1.0, monotone=False)),
+    # dp_lib.contributions (Chapter 10): numeric parameters swept on a small fixed log
+    "VISITS_PATH": None,  # a path constant
+    "CATEGORIES": None,  # the public list of partitions
+    "simulate_visits": (lambda user_ids: dp.simulate_visits(user_ids, rng=make_rng(0)), dict(user_ids=[1, 2, 3])),
+    "load_visits": (dp.load_visits, dict(path=None)),
+    "bound_contributions": (lambda max_partitions, max_per_partition: dp.bound_contributions(
+        _LOG, "user", "page", max_partitions=max_partitions, max_per_partition=max_per_partition, rng=make_rng(0)),
+        dict(max_partitions=1, max_per_partition=2)),
+    "contribution_sensitivity": (dp.contribution_sensitivity, dict(max_partitions=2, max_per_partition=3, max_value=1.0)),
+    "contribution_envelope": (lambda max_partitions, max_per_partition, min_value, max_value, failure:
+                              dp.contribution_envelope(_LOG, "user", "page", "spend", partitions=["a", "b"],
+                                                       max_partitions=max_partitions,
+                                                       max_per_partition=max_per_partition, min_value=min_value,
+                                                       max_value=max_value, failure=failure),
+                              dict(max_partitions=1, max_per_partition=1, min_value=0.0, max_value=10.0,
+                                   failure=1e-6)),
+    "user_level_count": (lambda max_partitions, max_per_partition, epsilon: dp.user_level_count(
+        _LOG, "user", "page", partitions=["a", "b"], max_partitions=max_partitions,
+        max_per_partition=max_per_partition, epsilon=epsilon, rng=make_rng(0)),
+        dict(max_partitions=1, max_per_partition=1, epsilon=1.0)),
+    "user_level_sum": (lambda max_partitions, max_per_partition, min_value, max_value, epsilon: dp.user_level_sum(
+        _LOG, "user", "page", "spend", partitions=["a", "b"], max_partitions=max_partitions,
+        max_per_partition=max_per_partition, min_value=min_value, max_value=max_value, epsilon=epsilon,
+        rng=make_rng(0)), dict(max_partitions=1, max_per_partition=1, min_value=0.0, max_value=10.0, epsilon=1.0)),
+    "partition_selection_threshold": (dp.partition_selection_threshold, dict(epsilon=1.0, delta=1e-6, max_partitions=2)),
+    "select_partitions": (lambda counts_of_distinct_users, epsilon, delta, max_partitions: dp.select_partitions(
+        counts_of_distinct_users, epsilon, delta, max_partitions, rng=make_rng(0)),
+        dict(counts_of_distinct_users=[1, 50, 3], epsilon=1.0, delta=1e-6, max_partitions=1)),
+    "pipeline_dp_release": None,  # builds a PipelineDP pipeline on a backend object; covered in test_contributions
+    # dp_lib.widgets: helpers that take a plotting function or a Figure, not numbers
+    "PNG_SETTINGS": None,  # a dict constant
+    "figure_png": None,  # takes a matplotlib Figure
+    "default_layout": None,  # takes a plotting function
+    "slider_figure": None,  # takes a plotting function and its keyword arguments
+    "setup_figures": None,  # no arguments
+    "interact_figure": None,  # takes a plotting function and ipywidgets controls
 }
 
 EXTREMES = [0.0, -0.0, 5e-324, -5e-324, 2.2e-308, 1e-300, 1e308, -1e308, 1.7976931348623157e308, math.inf, -math.inf,
