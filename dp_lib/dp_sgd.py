@@ -14,19 +14,12 @@ import pandas as pd
 
 from .accounting import DEFAULT_ORDERS, RdpAccountant, dp_sgd_sigma, rdp_to_epsilon, subsampled_gaussian_rdp
 from .random import check_rng
-from .validation import (check_delta, check_epsilon, check_finite_array, check_int, check_positive,
+from .validation import (check_delta, check_epsilon, check_features_labels, check_finite_array, check_int, check_positive,
                          check_probability, check_same_length, refuse_overflow)
 
 __all__ = ["poisson_batches", "dp_sgd_step", "minibatch_dp_sgd"]
 
 
-def _check_xy(X, y):
-    X = check_finite_array(X, "X", ndim=2, allow_empty=False)
-    y = check_finite_array(y, "y", ndim=1)
-    check_same_length(X, y, "X", "y")
-    if not np.all((y == 0) | (y == 1)):
-        raise ValueError("y must contain only the labels 0 and 1")
-    return X, y
 
 
 def poisson_batches(n, q, steps, *, rng):
@@ -146,7 +139,7 @@ def minibatch_dp_sgd(X, y, epsilon, delta, steps, clip_norm, *, q, public_n, rng
     >>> round(float(history["epsilon_spent"].iloc[-1]), 3) <= 1.0, len(history)
     (True, 51)
     """
-    X, y = _check_xy(X, y)
+    X, y = check_features_labels(X, y)
     eps, dlt = check_epsilon(epsilon), check_delta(delta)
     t, c = check_int(steps, "steps", minimum=1), check_positive(clip_norm, "clip_norm")
     q = check_probability(q, "q", low_open=True)

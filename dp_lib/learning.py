@@ -21,8 +21,8 @@ from .data import load_adult, ssn_numbers
 from .mechanisms import analytic_gaussian_sigma, laplace_mech
 from .noise import sample_laplace
 from .random import check_rng
-from .validation import (check_choice, check_delta, check_epsilon, check_finite_array, check_int, check_positive,
-                         check_probability, check_same_length, refuse_overflow)
+from .validation import (check_choice, check_delta, check_epsilon, check_features_labels, check_finite_array, check_int,
+                         check_positive, check_probability, refuse_overflow)
 
 __all__ = [
     "NUMERIC_BOUNDS", "RELATIONSHIPS", "AdultFeatures", "holdout_mask", "adult_features", "clip_rows",
@@ -179,13 +179,6 @@ def _sigmoid(z):
     return 0.5 * (1.0 + np.tanh(0.5 * z))
 
 
-def _check_xy(X, y):
-    X = check_finite_array(X, "X", ndim=2, allow_empty=False)
-    y = check_finite_array(y, "y", ndim=1)
-    check_same_length(X, y, "X", "y")
-    if not np.all((y == 0) | (y == 1)):
-        raise ValueError("y must contain only the labels 0 and 1")
-    return X, y
 
 
 def _check_theta(theta, d):
@@ -205,7 +198,7 @@ def logistic_loss(theta, X, y):
     >>> logistic_loss([0.0, 0.0], [[1.0, 2.0]], [1.0]).round(4).tolist()
     [0.6931]
     """
-    X, y = _check_xy(X, y)
+    X, y = check_features_labels(X, y)
     with np.errstate(over="ignore", invalid="ignore"):
         z = X @ _check_theta(theta, X.shape[1])
         loss = np.logaddexp(0.0, z) - y * z
@@ -229,7 +222,7 @@ def logistic_gradients(theta, X, y):
     >>> logistic_gradients([0.0, 0.0], [[1.0, 2.0], [1.0, -1.0]], [1.0, 0.0]).tolist()
     [[-0.5, -1.0], [0.5, -0.5]]
     """
-    X, y = _check_xy(X, y)
+    X, y = check_features_labels(X, y)
     residual = _sigmoid(X @ _check_theta(theta, X.shape[1])) - y
     return residual[:, None] * X
 
@@ -245,7 +238,7 @@ def accuracy(theta, X, y):
     >>> accuracy([1.0, -1.0], [[2.0, 1.0], [1.0, 2.0]], [1.0, 1.0])
     0.5
     """
-    X, y = _check_xy(X, y)
+    X, y = check_features_labels(X, y)
     theta = _check_theta(theta, X.shape[1])
     correct = ((theta @ X.T) > 0) == y  # m × n for a 2-d theta (faster than X @ theta.T here)
     return correct.mean(axis=-1) if theta.ndim == 2 else float(correct.mean())
@@ -326,7 +319,7 @@ def clipped_gradient_sum(theta, X, y, clip_norm):
     >>> clipped_gradient_sum([0.0, 0.0], [[3.0, 4.0], [0.3, 0.4]], [1.0, 0.0], 1.0).round(2).tolist()
     [-0.45, -0.6]
     """
-    X, y = _check_xy(X, y)
+    X, y = check_features_labels(X, y)
     theta = _check_theta(theta, X.shape[1])
     bounds = _residual_bounds(X, None if clip_norm is None else check_positive(clip_norm, "clip_norm"))
     if theta.ndim == 1:
@@ -359,7 +352,7 @@ def gradient_descent(X, y, iterations, *, learning_rate=4.0, clip_norm=None):
     >>> len(history), theta.shape
     (4, (2,))
     """
-    X, y = _check_xy(X, y)
+    X, y = check_features_labels(X, y)
     k = check_int(iterations, "iterations", minimum=1, maximum=10**6)
     eta = check_positive(learning_rate, "learning_rate")
     c = None if clip_norm is None else check_positive(clip_norm, "clip_norm")
@@ -469,7 +462,7 @@ def noisy_gradient_descent(X, y, epsilon, delta, iterations, clip_norm, *, rng, 
     >>> round(float(history["epsilon_spent"].iloc[-1]), 6), len(history)
     (1.0, 11)
     """
-    X, y = _check_xy(X, y)
+    X, y = check_features_labels(X, y)
     eps, k = check_epsilon(epsilon), check_int(iterations, "iterations", minimum=1, maximum=10**6)
     c, eta = check_positive(clip_norm, "clip_norm"), check_positive(learning_rate, "learning_rate")
     rng = check_rng(rng)

@@ -27,6 +27,7 @@ import pandas as pd
 
 __all__ = [
     "check_real",
+    "check_features_labels",
     "check_epsilon",
     "check_delta",
     "check_positive",
@@ -358,3 +359,13 @@ def _object_numbers(raw: np.ndarray, name: str) -> np.ndarray:
         return np.array([float(v) for v in flat], dtype=float).reshape(raw.shape)
     except OverflowError:
         raise ValueError(f"{name} must contain only finite numbers representable as float64") from None
+
+
+def check_features_labels(X, y):
+    """Return a finite, non-empty 2-d feature array ``X`` and its 0/1 labels ``y`` (same length) as floats."""
+    X = check_finite_array(X, "X", ndim=2, allow_empty=False)
+    y = check_finite_array(y, "y", ndim=1)
+    check_same_length(X, y, "X", "y")
+    if not np.all((y == 0) | (y == 1)):
+        raise ValueError("y must contain only the labels 0 and 1")
+    return X, y
