@@ -24,8 +24,7 @@ from docutils import nodes
 
 SLIDER_CALL = re.compile(r"\binteract(?:ive)?(?:_output|_figure)?\(")
 WIDGET_TEXT = re.compile(r"^\s*(?:interactive\(children=|\w*(?:Slider|Widget|Box)\(|VBox\(|HBox\()")
-SLIDER_NOTE = ("In the online book a slider here redraws the figure above for other values; "
-               "the figure shows the default values.")
+from tools.i18n import PDF_SLIDER_NOTE, translator
 
 
 def _is_code_cell(node) -> bool:
@@ -103,11 +102,12 @@ def _prune(app, doctree, docname) -> None:
     for kind in (solution_node, solution_start_node, solution_end_node):
         for node in list(doctree.findall(kind)):
             node.parent.remove(node)
+    slider_note = translator(app, app.config.root_doc)(PDF_SLIDER_NOTE)  # a book-wide message (tools.i18n)
     for cell in list(doctree.findall(_is_code_cell)):
         if "tag_solution" in cell.get("classes", []):
             cell.parent.remove(cell)
         elif SLIDER_CALL.search(_source(cell)):
-            note = nodes.paragraph("", "", nodes.emphasis("", SLIDER_NOTE))
+            note = nodes.paragraph("", "", nodes.emphasis("", slider_note))
             cell.replace_self(note)
     for output in list(doctree.findall(nodes.container)):
         if output.get("nb_element") == "cell_code_output" and WIDGET_TEXT.match(output.astext()):

@@ -47,6 +47,8 @@ from pathlib import Path
 
 from docutils import nodes
 
+from tools.i18n import SLIDER_NOTE, slider_spec, translator
+
 STATIC_DIR = "slider-frames"
 JS_FILE = "slider_frames.js"
 _HERE = Path(__file__).resolve().parent / "slider_frames_static"
@@ -131,9 +133,10 @@ def _shown(spec: dict, name: str, value) -> str:
     return spec.get("formats", {}).get(name, "{}").format(value)
 
 
-def _control_html(spec: dict, files: list[str], defaults: dict, cell_id: str) -> str:
-    labels = spec.get("labels", {})
-    alt = spec.get("alt", "Figure for " + ", ".join(f"{n} = {{{n}}}" for n in spec["grid"]))
+def _control_html(spec: dict, files: list[str], defaults: dict, cell_id: str, gettext=lambda message: message) -> str:
+    """The static sliders' HTML; ``gettext`` translates the note, labels and alt template (tools.i18n)."""
+    labels = {name: gettext(label) for name, label in spec.get("labels", {}).items()}
+    alt = gettext(spec["alt"]) if "alt" in spec else "Figure for " + ", ".join(f"{n} = {{{n}}}" for n in spec["grid"])
     points = grid_points(spec)
     alts = [alt.format(**{n: _shown(spec, n, v) for n, v in p.items()}) for p in points]
     start = points.index(defaults)
@@ -153,9 +156,7 @@ def _control_html(spec: dict, files: list[str], defaults: dict, cell_id: str) ->
         )
     return (
         f'<div class="slider-frames" id="{cell_id}" data-frames="{data}">'
-        '<p class="slider-frames-note">Pre-rendered figures: move a slider (mouse or arrow keys) to see the figure '
-        "for that setting. For any other value, run the chapter in JupyterLab or open it with the launch buttons "
-        "(rocket icon) at the top of the page.</p>"
+        f'<p class="slider-frames-note">{html.escape(gettext(SLIDER_NOTE))}</p>'
         + "".join(rows)
         + f'<img class="slider-frames-image" src="{files[start]}" alt="{html.escape(alts[start])}">'
         "</div>"
@@ -199,8 +200,9 @@ def _add_frames(app, doctree) -> None:
     docname = app.env.docname
     outdir = Path(app.outdir) / "_static" / STATIC_DIR
     count = 0
+    gettext = translator(app, docname)
     for node in doctree.findall(nodes.container):
-        spec = node.get("cell_metadata", {}).get("slider_frames") if node.get("nb_element") == "cell_code" else None
+        spec = slider_spec(node)
         if not spec:
             continue
         defaults = default_setting(spec)
@@ -211,7 +213,7 @@ def _add_frames(app, doctree) -> None:
             _FRAMES.submit(spec, setting, outdir / name)
             files.append(posixpath.relpath(f"_static/{STATIC_DIR}/{name}", posixpath.dirname(docname) or "."))
         cell_id = f"slider-frames-{posixpath.basename(docname)}-{count}"
-        node.append(nodes.raw("", _control_html(spec, files, defaults, cell_id), format="html"))
+        node.append(nodes.raw("", _control_html(spec, files, defaults, cell_id, gettext), format="html"))
         count += 1
 
 

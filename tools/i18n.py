@@ -1,0 +1,101 @@
+"""Sphinx extension: translate the text Sphinx's own gettext machinery does not reach.
+
+Sphinx extracts and translates paragraphs, titles, admonitions, table cells and captions
+(``jupyter-book build . --builder custom --custom-builder gettext``; translated through
+``locale_dirs`` when ``language`` is set). Two kinds of reader-facing text live elsewhere:
+
+* a figure's alt text, which a chapter writes in the code cell's metadata
+  (``"mystnb": {"image": {"alt": ...}}``) and MyST-NB puts on the image node;
+* the static slider controls of ``tools.slider_frames``: the note above them, each
+  slider's label and the alt-text template of the frames (``"alt": "... ε = {epsilon}"``),
+  and the sentence that stands for a slider in the PDF (``tools.latex_edition``).
+
+This extension adds both to the gettext builder's catalog of the page they are on, so
+they land in ``locales/<language>/LC_MESSAGES/<page>.po`` next to the page's prose, and,
+in a translated build, looks them up in the same catalog. ``translator(app, docname)`` is
+what ``tools.slider_frames`` calls for its strings.
+"""
+
+from __future__ import annotations
+
+from os import path
+
+from docutils import nodes
+from sphinx.builders.gettext import MsgOrigin
+from sphinx.locale import init as init_locale
+from sphinx.util.i18n import docname_to_domain
+
+# Shown above every set of static sliders (tools.slider_frames); one message, translated per page.
+SLIDER_NOTE = (
+    "Pre-rendered figures: move a slider (mouse or arrow keys) to see the figure for that setting. "
+    "For any other value, run the chapter in JupyterLab or open it with the launch buttons "
+    "(rocket icon) at the top of the page."
+)
+
+# Replaces each slider cell in the PDF (tools.latex_edition); kept in the root document's catalog.
+PDF_SLIDER_NOTE = ("In the online book a slider here redraws the figure above for other values; "
+                   "the figure shows the default values.")
+
+
+def slider_spec(node) -> dict | None:
+    """The ``slider_frames`` metadata of a code cell's container node, if it has any."""
+    if not isinstance(node, nodes.container) or node.get("nb_element") != "cell_code":
+        return None
+    return node.get("cell_metadata", {}).get("slider_frames") or None
+
+
+def slider_messages(spec: dict) -> list[str]:
+    """The reader-facing strings of one set of static sliders."""
+    messages = [SLIDER_NOTE]
+    if "alt" in spec:
+        messages.append(spec["alt"])
+    messages.extend(spec.get("labels", {}).values())
+    return messages
+
+
+def extra_messages(doctree):
+    """Yield ``(message, node)`` for every figure alt text and static-slider string in a page."""
+    for node in doctree.findall(nodes.Element):
+        if isinstance(node, nodes.image) and node.get("alt"):
+            yield node["alt"], node
+        spec = slider_spec(node)
+        if spec:
+            for message in slider_messages(spec):
+                yield message, node
+
+
+def translator(app, docname: str):
+    """``gettext`` for one page in this build's language (the identity in the English edition)."""
+    language = app.config.language
+    if not language or language == "en" or not app.config.locale_dirs:
+        return lambda message: message
+    domain = docname_to_domain(docname, app.config.gettext_compact)
+    dirs = [path.join(app.srcdir, directory) for directory in app.config.locale_dirs]
+    catalog, _ = init_locale(dirs, language, domain)
+    return catalog.gettext
+
+
+def _collect(app, doctree, docname) -> None:
+    """gettext builder: add this page's extra messages to its catalog."""
+    if app.builder.name != "gettext":
+        return
+    catalog = app.builder.catalogs[docname_to_domain(docname, app.config.gettext_compact)]
+    source = app.env.doc2path(docname)
+    for message, node in extra_messages(doctree):
+        catalog.add(message, MsgOrigin(str(source), node.line or 0))
+    if docname == app.config.root_doc:
+        catalog.add(PDF_SLIDER_NOTE, MsgOrigin(str(source), 0))
+
+
+def _translate_images(app, doctree) -> None:
+    """Translated builds: replace each figure's alt text by its translation."""
+    gettext = translator(app, app.env.docname)
+    for node in doctree.findall(nodes.image):
+        if node.get("alt"):
+            node["alt"] = gettext(node["alt"])
+
+
+def setup(app):
+    app.connect("doctree-resolved", _collect)
+    app.connect("doctree-read", _translate_images)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
