@@ -87,8 +87,10 @@ def _collect(app, doctree, docname) -> None:
         catalog.add(PDF_SLIDER_NOTE, MsgOrigin(str(source), 0))
 
 
-def _translate_images(app, doctree) -> None:
-    """Translated builds: replace each figure's alt text by its translation."""
+def _prepare(app, doctree) -> None:
+    """Display math is not a message (Sphinx would extract it); translated builds get translated alt texts."""
+    for node in doctree.findall(nodes.math_block):
+        node["translatable"] = False
     gettext = translator(app, app.env.docname)
     for node in doctree.findall(nodes.image):
         if node.get("alt"):
@@ -97,5 +99,5 @@ def _translate_images(app, doctree) -> None:
 
 def setup(app):
     app.connect("doctree-resolved", _collect)
-    app.connect("doctree-read", _translate_images)
+    app.connect("doctree-read", _prepare)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,101 @@
+"""The Chinese edition's translation catalogs: complete, intact and in step with the English source.
+
+``tools.zh_edition`` holds the checks; these tests run them on ``locales/zh_CN`` and re-extract the
+English messages to compare message ids, so an edited English paragraph fails here until its
+translation is updated (``python -m tools.zh_edition extract``, then translate the fuzzy/new messages).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from babel.messages.pofile import read_po
+
+from tools import zh_edition
+from tools.zh_edition import message_problems
+
+ROOT = Path(__file__).resolve().parents[1]
+LC_MESSAGES = ROOT / "locales" / "zh_CN" / "LC_MESSAGES"
+
+
+def _messages(path: Path):
+    with open(path, "rb") as handle:
+        return [m for m in read_po(handle) if m.id]
+
+
+@pytest.fixture(scope="module")
+def extracted(tmp_path_factory) -> Path:
+    """The English messages as the gettext builder extracts them today (one .pot per page)."""
+    out = tmp_path_factory.mktemp("gettext")
+    subprocess.run(["jupyter-book", "build", str(ROOT), "--builder", "custom", "--custom-builder", "gettext",
+                    "--path-output", str(out), "--all", "-q"], check=True, cwd=ROOT, capture_output=True)
+    return out / "_build" / "gettext"
+
+
+def test_every_page_has_a_catalog(extracted):
+    pages = sorted(p.relative_to(extracted).with_suffix("") for p in extracted.rglob("*.pot"))
+    catalogs = sorted(p.relative_to(LC_MESSAGES).with_suffix("") for p in LC_MESSAGES.rglob("*.po"))
+    assert pages and catalogs == pages
+
+
+def test_catalogs_match_the_english_source(extracted):
+    """Same message ids as a fresh extraction: no English message missing, none left over."""
+    for pot in sorted(extracted.rglob("*.pot")):
+        po = LC_MESSAGES / pot.relative_to(extracted).with_suffix(".po")
+        english = {m.id for m in _messages(pot)}
+        translated = {m.id for m in _messages(po)}
+        assert english == translated, (f"{po.name} is out of date: run `python -m tools.zh_edition extract`; "
+                                       f"new {sorted(english - translated)[:3]}, gone {sorted(translated - english)[:3]}")
+
+
+@pytest.mark.parametrize("po", sorted(LC_MESSAGES.rglob("*.po")), ids=lambda p: p.stem)
+def test_every_message_translated_and_intact(po):
+    """No untranslated or fuzzy message; math, code, roles and placeholders carried over unchanged."""
+    problems = zh_edition.catalog_problems(po)
+    assert not problems, "\n".join(problems[:10])
+
+
+def test_catalogs_hold_alt_texts_and_slider_text():
+    messages = {m.id for po in LC_MESSAGES.rglob("*.po") for m in _messages(po)}
+    from tools.i18n import PDF_SLIDER_NOTE, SLIDER_NOTE
+
+    assert SLIDER_NOTE in messages and PDF_SLIDER_NOTE in messages
+    assert any(m.startswith("Laplace densities and CDFs") for m in messages)  # a figure's alt text
+
+
+@pytest.mark.parametrize("msgid, msgstr, problem", [
+    ("Draw $x$ with `f`.", "", "untranslated"),
+    ("Draw $x$ with `f`.", "用 `f` 抽取 $y$。", "math differ"),
+    ("Draw $x$ with `f`.", "用 `g` 抽取 $x$。", "code differ"),
+    ("See {ref}`the proof <thm-x>`.", "见{ref}`证明 <thm-y>`。", "roles differ"),
+    ("See {cite:p}`dwork2006`.", "见 {cite:p}`dwork2014`。", "roles differ"),
+    ("ε = {epsilon} here", "此处 ε = {eps}", "placeholders differ"),
+    ("the noise is large", "the noise is large", "no Chinese"),
+])
+def test_the_check_catches_damage(msgid, msgstr, problem):
+    assert any(p.startswith(problem) for p in message_problems(msgid, msgstr, fuzzy=False))
+
+
+def test_the_check_passes_a_good_translation_and_flags_fuzzy():
+    msgid = "See {ref}`the proof <thm-x>` of $x$ in `f` {cite:p}`dwork2006`, at ε = {epsilon}."
+    msgstr = "参见 $x$ 的{ref}`证明 <thm-x>`，见 `f` {cite:p}`dwork2006`，此时 ε = {epsilon}。"
+    assert message_problems(msgid, msgstr, fuzzy=False) == []
+    assert message_problems(msgid, msgstr, fuzzy=True) == ["fuzzy"]
+
+
+def test_glossary_exists():
+    text = (ROOT / "locales" / "zh_CN" / "GLOSSARY.md").read_text(encoding="utf-8")
+    for term in ("差分隐私", "隐私预算", "敏感度", "拉普拉斯机制", "指数机制", "随机响应", "本地差分隐私"):
+        assert term in text
+
+
+def test_the_chinese_config_derives_from_the_english_one():
+    config = zh_edition.zh_config()
+    assert config["sphinx"]["config"]["language"] == "zh_CN"
+    assert config["title"] == zh_edition.TITLE
+    assert "xeCJK" not in config["sphinx"]["config"]["latex_elements"]["fontpkg"]  # Sphinx adds it for zh
+    assert "Noto Serif CJK SC" in config["sphinx"]["config"]["latex_elements"]["fontpkg"]
+    assert sys.modules["tools.zh_edition"] is zh_edition
