@@ -21,6 +21,7 @@ from __future__ import annotations
 from os import path
 
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.builders.gettext import MsgOrigin
 from sphinx.locale import init as init_locale
 from sphinx.util.i18n import docname_to_domain
@@ -54,10 +55,16 @@ def slider_messages(spec: dict) -> list[str]:
 
 
 def extra_messages(doctree):
-    """Yield ``(message, node)`` for every figure alt text and static-slider string in a page."""
-    for node in doctree.findall(nodes.Element):
-        if isinstance(node, nodes.image) and node.get("alt"):
-            yield node["alt"], node
+    """Yield ``(message, node)`` for every figure alt text and static-slider string in a page.
+
+    Alt texts are read from the code cells' metadata: the gettext builder's MyST-NB picks the
+    text/plain form of an output, so there is no image node to read them from."""
+    for node in doctree.findall(nodes.container):
+        if node.get("nb_element") != "cell_code":
+            continue
+        alt = node.get("cell_metadata", {}).get("mystnb", {}).get("image", {}).get("alt")
+        if alt:
+            yield alt, node
         spec = slider_spec(node)
         if spec:
             for message in slider_messages(spec):
@@ -88,16 +95,23 @@ def _collect(app, doctree, docname) -> None:
 
 
 def _prepare(app, doctree) -> None:
-    """Display math is not a message (Sphinx would extract it); translated builds get translated alt texts."""
+    """Display math is not a message (Sphinx would extract it); translated builds get translated alt
+    texts and table-of-contents captions."""
     for node in doctree.findall(nodes.math_block):
         node["translatable"] = False
     gettext = translator(app, app.env.docname)
     for node in doctree.findall(nodes.image):
         if node.get("alt"):
             node["alt"] = gettext(node["alt"])
+    # sphinx-external-toc inserts the table of contents after Sphinx's translation step: its part
+    # captions ("Chapters", "Appendix"; extracted into the root page's catalog) are translated here,
+    # before the toctree collector (doctree-read, priority 500) reads them for the sidebar.
+    for node in doctree.findall(addnodes.toctree):
+        if node.get("caption"):
+            node["caption"] = node["rawcaption"] = gettext(node["caption"])
 
 
 def setup(app):
     app.connect("doctree-resolved", _collect)
-    app.connect("doctree-read", _prepare)
+    app.connect("doctree-read", _prepare, priority=400)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -49,6 +49,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 # The site to test: _build/html, or another build named by DP_BOOK_HTML (e.g. a build in a copy).
 SITE = Path(os.environ.get("DP_BOOK_HTML", ROOT / "_build" / "html")).resolve()
+# The edition's language: "en", or "zh-CN" for the Chinese edition (DP_BOOK_HTML=_build/zh/_build/html).
+LANG = os.environ.get("DP_BOOK_LANG", "en")
+CJK = re.compile(r"[\u4e00-\u9fff]")
 CHAPTERS = ROOT / "chapters"
 SKIP_DIRS = {"_static", "_sources", "_images", "_downloads"}
 # Jupyter Book 1.0.4 + sphinx-thebe 0.3.1 put the inline thebe configuration script into every page
@@ -308,6 +311,21 @@ def _check_buttons(page, rel):
     assert not missing, f"{rel}: missing {missing}"
 
 
+def _check_language(page, rel, images):
+    """Every page declares the edition's language; a translated page reads in that language."""
+    lang = page.evaluate("document.documentElement.lang")
+    assert lang == LANG, f"{rel}: <html lang={lang!r}>, expected {LANG!r}"
+    if LANG == "en":
+        return
+    prose = page.evaluate(TEXT_OUTSIDE_MATH)
+    letters = re.findall(r"[A-Za-z]", prose)
+    cjk = CJK.findall(prose)
+    # Names, library calls and the English figure labels stay Latin; the prose must be Chinese.
+    assert len(cjk) > len(letters), f"{rel}: {len(cjk)} Chinese characters and {len(letters)} Latin letters"
+    english_alts = [i["alt"] for i in images if i["output"] and i["alt"] and not CJK.search(i["alt"])]
+    assert not english_alts, f"{rel}: figures whose alt text is not translated: {english_alts[:3]}"
+
+
 @pytest.mark.parametrize("rel", PAGES)
 def test_page(new_context, site, screenshots, rel):
     redirect = _scan(rel).refresh
@@ -342,7 +360,9 @@ def test_page(new_context, site, screenshots, rel):
             assert frames >= framed, f"{rel}: {framed} sliders have frames in the notebook, {frames} on the page"
             # (moving the pre-rendered frames is tested in test_static_sliders.py)
             _check_buttons(page, rel)
-        page.screenshot(path=screenshots / f"site_{rel[:-5].replace('/', '_')}.png", full_page=True)
+        _check_language(page, rel, images)
+        edition = "" if LANG == "en" else f"{LANG}_"
+        page.screenshot(path=screenshots / f"site_{edition}{rel[:-5].replace('/', '_')}.png", full_page=True)
         source = _source_for(rel)
         if source is not None and _has_math(source):
             assert math["elements"] > 0, f"{rel}: {source.name} has math but the page has no math markup"

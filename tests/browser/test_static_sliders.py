@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import re
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -21,7 +23,9 @@ import pytest
 from tools import slider_frames
 
 ROOT = Path(__file__).resolve().parents[2]
-SITE = ROOT / "_build" / "html"
+# The site and its language, as in test_static_site.py (DP_BOOK_HTML, DP_BOOK_LANG: the Chinese edition).
+SITE = Path(os.environ.get("DP_BOOK_HTML", ROOT / "_build" / "html")).resolve()
+LANG = os.environ.get("DP_BOOK_LANG", "en")
 
 
 def _pages_with_frames():
@@ -111,7 +115,12 @@ def test_static_sliders_move_offline(doc, site_url, new_context, screenshots):
             page.keyboard.press("Home")
             assert _state(box)["values"][-1] == 0
             _wait_loaded(page, box)
-            box.screenshot(path=str(screenshots / f"static-slider-{doc}-{i}.png"))
+            if LANG != "en":  # the note above the controls and the frames' alt text are translated
+                note = box.locator(".slider-frames-note").inner_text()
+                alt = box.locator("img.slider-frames-image").get_attribute("alt")
+                assert re.search(r"[\u4e00-\u9fff]", note) and re.search(r"[\u4e00-\u9fff]", alt), (note, alt)
+            edition = "" if LANG == "en" else f"{LANG}-"
+            box.screenshot(path=str(screenshots / f"static-slider-{edition}{doc}-{i}.png"))
         assert len(guard.blocked) == blocked_before_moving, \
             f"moving the sliders requested off-machine URLs: {guard.blocked[blocked_before_moving:]}"
     finally:
