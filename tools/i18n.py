@@ -109,9 +109,34 @@ def _prepare(app, doctree) -> None:
     for node in doctree.findall(addnodes.toctree):
         if node.get("caption"):
             node["caption"] = node["rawcaption"] = gettext(node["caption"])
+    for node in doctree.findall(nodes.compound):  # sphinx-jupyterbook-latex's copy: the PDF's part titles
+        if "toctree-wrapper" in node["classes"] and node.get("caption"):
+            node["caption"] = gettext(node["caption"])
+
+
+def _translated_proof_titles(app) -> None:
+    """sphinx-proof writes "Theorem 3.1" in English into LaTeX (its HTML uses its own translations):
+    in a translated PDF, put its translated name ("定理 3.1") in its place."""
+    if app.builder.format != "latex" or not app.config.language or app.config.language == "en":
+        return
+    from sphinx_proof import nodes as proof
+
+    def fixed(depart):
+        def depart_translated(self, node):
+            title = proof.list_rindex(self.body, proof.latex_admonition_start) + 2
+            depart(self, node)
+            kind, _, number = self.body[title].partition(" ")
+            self.body[title] = f"{proof._(kind)} {number}".rstrip()
+        return depart_translated
+
+    for node in (*proof.NODE_TYPES.values(), proof.unenumerable_node):
+        visit, depart = (proof.visit_unenumerable_node, proof.depart_unenumerable_node) \
+            if node is proof.unenumerable_node else (proof.visit_enumerable_node, proof.depart_enumerable_node)
+        app.registry.add_translation_handlers(node, latex=(visit, fixed(depart)))
 
 
 def setup(app):
     app.connect("doctree-resolved", _collect)
     app.connect("doctree-read", _prepare, priority=400)
+    app.connect("builder-inited", _translated_proof_titles)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -42,7 +42,12 @@ CJK_FONTS = r"""
 \setCJKmainfont{Noto Serif CJK SC}
 \setCJKsansfont{Noto Sans CJK SC}
 \setCJKmonofont{Noto Sans Mono CJK SC}
+\AtBeginDocument{\renewcommand{\contentsname}{目录}\renewcommand{\bibname}{BIBNAME}%
+  \renewcommand{\figurename}{图}\renewcommand{\tablename}{表}}
 """
+# (babel stays English in Sphinx's LaTeX for zh, and sphinx-jupyterbook-latex sets \contentsname to
+# "Contents": the names LaTeX prints itself are set after both, at \begin{document}. The bibliography's
+# heading is the translated title of the Bibliography page, as the English PDF's is that page's title.)
 
 
 def zh_config() -> dict:
@@ -55,9 +60,19 @@ def zh_config() -> dict:
     sphinx["local_extensions"] = {name: str(ROOT) for name in sphinx["local_extensions"]}
     settings = sphinx["config"]
     settings["language"] = LANGUAGE
-    settings["latex_elements"]["fontpkg"] += CJK_FONTS
+    settings["latex_elements"]["fontpkg"] += CJK_FONTS.replace("BIBNAME", translated("chapters/bibliography",
+                                                                                        "Bibliography"))
     config["latex"]["latex_documents"]["targetname"] = f"{PDF_NAME}.tex"
     return config
+
+
+def translated(page: str, message: str) -> str:
+    """One message of one page in the Chinese catalogs (the English if it has no translation)."""
+    from babel.messages.pofile import read_po
+
+    with open(LOCALE_DIR / LANGUAGE / "LC_MESSAGES" / f"{page}.po", "rb") as handle:
+        found = read_po(handle).get(message)
+    return found.string if found is not None and found.string else message
 
 
 def build(builder: str, options: list[str]) -> int:

@@ -32,14 +32,42 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 PDF = Path(os.environ.get("DP_BOOK_PDF", ROOT / "_build" / "latex" / "dp-by-experiment.pdf"))
 LOG = PDF.with_suffix(".log")
+# The edition: "en", or "zh-CN" for the Chinese PDF (DP_BOOK_PDF=_build/zh/_build/latex/dp-by-experiment-zh.pdf),
+# whose expected titles and notes are read from its translation catalogs (locales/zh_CN).
+LANG = os.environ.get("DP_BOOK_LANG", "en")
 SLIDER_CALL = re.compile(r"\binteract(?:ive)?(?:_output|_figure)?\(")
-SLIDER_NOTE = "In the online book a slider here redraws the figure above"
+# The words LaTeX and sphinx-proof print themselves, per edition.
+# (The bibliography's heading is the Bibliography page's title: tools/latex_edition.py and tools/zh_edition.py.)
+NAMES = {"en": {"Theorem": "Theorem", "Definition": "Definition", "Solution to": "Solution to Exercise"},
+         "zh-CN": {"Theorem": "定理", "Definition": "定义", "Solution to": "解答 练习"}}[LANG]
 
 if not PDF.is_file():
     pytest.skip(f"no {PDF.relative_to(ROOT) if PDF.is_relative_to(ROOT) else PDF}: run "
                 "`jupyter-book build . --builder pdflatex` first (.ci/run does)", allow_module_level=True)
 if not shutil.which("pdftotext"):
     pytest.skip("pdftotext is missing: apt-get install poppler-utils", allow_module_level=True)
+
+
+def _catalog(doc: str) -> dict:
+    """msgid -> msgstr of one page's translation (empty in the English edition)."""
+    if LANG == "en":
+        return {}
+    from babel.messages.pofile import read_po
+
+    path = ROOT / "locales" / LANG.replace("-", "_") / "LC_MESSAGES" / f"{doc}.po"
+    with open(path, "rb") as handle:
+        return {m.id: m.string for m in read_po(handle) if m.id and m.string}
+
+
+def _translated(doc: str, message: str) -> str:
+    return _catalog(doc).get(message, message)
+
+
+def _slider_note() -> str:
+    from tools.i18n import PDF_SLIDER_NOTE
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    return _translated(toc["root"], PDF_SLIDER_NOTE)[:40]
 
 
 def _norm(text: str) -> str:
@@ -91,10 +119,11 @@ def _markdown(path: Path) -> str:
     return "\n".join("".join(c["source"]) for c in _cells(path) if c["cell_type"] == "markdown")
 
 
-def _title(path: Path) -> str:
+def _title(path: Path, doc: str | None = None) -> str:
     match = re.search(r"^#\s+(.+?)\s*$", _markdown(path), re.M)
     assert match, f"{path.name} has no '# title'"
-    return re.sub(r"[`*_]", "", match.group(1))
+    title = _translated(doc, match.group(1)) if doc else match.group(1)
+    return re.sub(r"[`*_]", "", title)
 
 
 def _kept_code_cells(path: Path) -> list[dict]:
@@ -111,7 +140,7 @@ def test_every_toc_document_is_there_in_order(text):
     """Each title appears in the table of contents and again as a heading in the body, both times in
     the order of _toc.yml."""
     flat = _norm(text)
-    titles = [_title(_source(doc)) for doc in DOCS]
+    titles = [_title(_source(doc), doc) for doc in DOCS]
     cursor = 0
     for part in ("table of contents", "body"):
         for title in titles:
@@ -126,15 +155,16 @@ def test_no_unresolved_references(text):
 
 
 def test_theorems_and_definitions_are_numbered(text):
-    expected = {"Theorem": 0, "Definition": 0}
+    expected = {NAMES["Theorem"]: 0, NAMES["Definition"]: 0}
     for doc in DOCS:
         markdown = _markdown(_source(doc))
-        expected["Theorem"] += len(re.findall(r"\{prf:theorem\}", markdown))
-        expected["Definition"] += len(re.findall(r"\{prf:definition\}", markdown))
+        expected[NAMES["Theorem"]] += len(re.findall(r"\{prf:theorem\}", markdown))
+        expected[NAMES["Definition"]] += len(re.findall(r"\{prf:definition\}", markdown))
     for kind, count in expected.items():
-        # the heading of each theorem starts a line: "Theorem 7 (Report noisy max)"
+        # the heading of each theorem is a line "Theorem 7 (Report noisy max)" (a title, or nothing, after
+        # the number); a mention in prose may start a line too, in Chinese text especially
         numbers = [tuple(int(part) for part in n.split("."))
-                   for n in re.findall(rf"^{kind} (\d+(?:\.\d+)*)\b", text, re.M)]
+                   for n in re.findall(rf"^{kind} (\d+(?:\.\d+)*)(?=\s*[（(]|\s*$)", text, re.M)]
         assert len(numbers) == count, \
             f"{count} {kind.lower()}s in the sources, {len(numbers)} numbered headings in the PDF: {numbers}"
         assert len(set(numbers)) == len(numbers), f"{kind} numbers repeat: {numbers}"
@@ -153,7 +183,7 @@ def test_bibliography_lists_every_entry(text):
         if _norm(" ".join(words)) not in flat:
             missing.append(title)
     assert not missing, f"bibliography entries missing from the PDF: {missing[:5]}"
-    assert _norm("Bibliography") in flat
+    assert _norm(_translated("chapters/bibliography", "Bibliography")) in flat
 
 
 def test_every_figure_is_there():
@@ -168,10 +198,10 @@ def test_every_figure_is_there():
 def test_sliders_are_static_figures_and_solutions_are_omitted(text):
     sliders = sum(bool(SLIDER_CALL.search("".join(c["source"]))) for doc in DOCS for c in _cells(_source(doc))
                   if c["cell_type"] == "code" and "solution" not in c.get("metadata", {}).get("tags", []))
-    assert _norm(text).count(_norm(SLIDER_NOTE)) == sliders, f"expected {sliders} slider notes"
+    assert _norm(text).count(_norm(_slider_note())) == sliders, f"expected {sliders} slider notes"
     for widget_text in ("interactive(children", "FloatSlider(", "IntSlider(", "model_id", "vnd.jupyter.widget"):
         assert widget_text not in text, f"a widget's raw representation is in the PDF: {widget_text}"
-    assert "Solution to Exercise" not in text, "the PDF edition omits the solutions"
+    assert NAMES["Solution to"] not in text, "the PDF edition omits the solutions"
 
 
 def test_every_character_is_rendered(text):
@@ -187,6 +217,12 @@ def test_every_character_is_rendered(text):
               and unicodedata.category(ch)[0] in "LSN"}  # letters, symbols, numbers
     missing = sorted(ch for ch in wanted if ch not in flat)
     assert not missing, f"characters of the book missing from the PDF text: {missing}"
+    if LANG != "en":
+        # Translations: their alt texts, slider text and solutions are not printed, so a few characters
+        # may be used only there; nearly all must be in the text (the log check below covers the fonts).
+        translated = {ch for doc in DOCS for ch in "".join(_catalog(doc).values()) if "\u4e00" <= ch <= "\u9fff"}
+        absent = sorted(ch for ch in translated if ch not in flat)
+        assert len(absent) <= 0.02 * len(translated), f"{len(absent)} of {len(translated)} characters absent: {absent}"
     if LOG.is_file():
         log = LOG.read_text(encoding="utf-8", errors="replace")
         lines = sorted(set(re.findall(r"Missing character: .*", log)))
