@@ -60,6 +60,9 @@ def zh_config() -> dict:
     sphinx["local_extensions"] = {name: str(ROOT) for name in sphinx["local_extensions"]}
     settings = sphinx["config"]
     settings["language"] = LANGUAGE
+    # MyST-NB's labels on hidden code cells (it has no Chinese catalog of its own)
+    settings["nb_code_prompt_show"] = "显示代码单元格"
+    settings["nb_code_prompt_hide"] = "隐藏代码单元格"
     settings["latex_elements"]["fontpkg"] += CJK_FONTS.replace("BIBNAME", translated("chapters/bibliography",
                                                                                         "Bibliography"))
     config["latex"]["latex_documents"]["targetname"] = f"{PDF_NAME}.tex"
