@@ -61,6 +61,8 @@ KNOWN_UPSTREAM_JS_ERRORS = {"Identifier 'THEBE_JS_URL' has already been declared
 TEX_OUTSIDE_MATH = re.compile(r"\$[^$\n]*\\[A-Za-z]+[^$\n]*\$")
 # Raw TeX in the visible text once MathJax is done: math delimiters, environments, control words.
 RAW_TEX = re.compile(r"\\[()\[\]]|\$\$|\\(?:begin|end)\{|\\[A-Za-z]{2,}")
+# Markup that should have been parsed: bold markers, MyST roles (e.g. a translation that broke emphasis).
+RAW_MARKUP = re.compile(r".{0,20}(?:\*\*|\{(?:ref|cite|cite:[pt]|prf:ref|doc|numref)\}`).{0,20}")
 ARTIFACTS = ROOT / "artifacts"
 OFF_MACHINE_COUNTS: dict[str, int] = {}
 
@@ -378,8 +380,11 @@ def test_page(new_context, site, screenshots, rel):
         assert not math["undefinedMacros"], f"{rel}: undefined TeX macros: {math['undefinedMacros'][:5]}"
         raw_tex = sorted(set(RAW_TEX.findall(page.evaluate(VISIBLE_TEXT))))
         assert not raw_tex, f"{rel}: raw TeX in the visible text after MathJax: {raw_tex[:10]}"
-        leftover = TEX_OUTSIDE_MATH.findall(page.evaluate(TEXT_OUTSIDE_MATH))
+        prose = page.evaluate(TEXT_OUTSIDE_MATH)
+        leftover = TEX_OUTSIDE_MATH.findall(prose)
         assert not leftover, f"{rel}: TeX outside math markup (a dollar-math that did not parse): {leftover[:3]}"
+        markup = RAW_MARKUP.findall(prose)
+        assert not markup, f"{rel}: Markdown or MyST markup left in the text (did not parse): {markup[:3]}"
 
         local_failures = [f for f in failed if f.split(" ", 1)[1].startswith(site)]
         assert not local_failures, f"{rel}: local requests failed: {local_failures[:10]}"
