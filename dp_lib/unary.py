@@ -209,6 +209,22 @@ def unary_epsilon(p, q):
     return math.log(p * (1 - q) / ((1 - p) * q))
 
 
+def _column_totals(reports: np.ndarray) -> np.ndarray:
+    """Column sums of an n x k boolean array, i.e. ``reports.sum(axis=0)``.
+
+    Computed as a float32 matrix-vector product (BLAS), about 4x faster than ``sum(axis=0)``, which
+    keeps the unary-encoding family of ``python -m benchmarks`` within 3x the numpy floor. Exact: in
+    blocks of 2**16 rows every partial sum is an integer below 2**24, which float32 holds exactly.
+    """
+    totals = np.zeros(reports.shape[1], dtype=np.int64)
+    block = 1 << 16
+    ones = np.ones(min(block, reports.shape[0]), dtype=np.float32)
+    for start in range(0, reports.shape[0], block):
+        rows = reports[start:start + block]
+        totals += (ones[:rows.shape[0]] @ rows.astype(np.float32)).astype(np.int64)
+    return totals
+
+
 def unary_aggregate(reports, p, q, domain=None):
     """Unbiased counts (Σ_rows B' - n q)/(p - q) from n x k unary reports.
 
@@ -226,7 +242,7 @@ def unary_aggregate(reports, p, q, domain=None):
     [3.0, 1.0]
     """
     r = check_bool_array(reports, "reports", 2)
-    totals = np.einsum("ij->j", r.view(np.uint8), dtype=np.int64)  # column sums; faster than r.sum(axis=0)
+    totals = _column_totals(r)
     if domain is not None:
         index = check_domain(domain)
         if len(index) != r.shape[1]:
