@@ -42,8 +42,13 @@ CJK_FONTS = r"""
 \setCJKmainfont{Noto Serif CJK SC}
 \setCJKsansfont{Noto Sans CJK SC}
 \setCJKmonofont{Noto Sans Mono CJK SC}
+\makeatletter
 \AtBeginDocument{\renewcommand{\contentsname}{目录}\renewcommand{\bibname}{BIBNAME}%
-  \renewcommand{\figurename}{图}\renewcommand{\tablename}{表}}
+  \renewcommand{\figurename}{图}\renewcommand{\tablename}{表}\renewcommand{\appendixname}{附录}%
+  \def\@chapapp{第}\def\@chappos{章}% "第 3 章": Sphinx's running heads use \@chappos (made for Japanese)
+  \renewcommand{\DOCH}{\raggedleft\CNV\FmN{\@chapapp}\space\CNoV\thechapter\space\CNV\FmN{\@chappos}%
+    \par\nobreak\vskip 40\p@}}% fncychap's Sonny chapter heading, with 章 after the number
+\makeatother
 """
 # (babel stays English in Sphinx's LaTeX for zh, and sphinx-jupyterbook-latex sets \contentsname to
 # "Contents": the names LaTeX prints itself are set after both, at \begin{document}. The bibliography's
