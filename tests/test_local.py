@@ -143,6 +143,14 @@ def test_krr_perturb_matches_explicit_code():
     assert np.array_equal(krr_perturb(values, domain, 1.0, rng=make_rng(7)), by_hand)
 
 
+@pytest.mark.parametrize("p, q", [(1.0, 0.0), (0.75, 0.25), (0.5, 0.1), (0.6, 0.59999)])
+def test_unary_perturb_is_the_chapters_np_where_bit_for_bit(p, q):
+    """unary_perturb computes in place (benchmark); its reports are np.where(bits, u < p, u < q)."""
+    bits = make_rng(5).random((1000, 7)) < 0.3
+    u = make_rng(3).random(bits.shape)
+    assert np.array_equal(unary_perturb(bits, p, q, rng=make_rng(3)), np.where(bits, u < p, u < q))
+
+
 def test_unary_perturb_matches_explicit_code_and_streaming_matches_it():
     values = make_rng(1).integers(0, 7, size=501)
     bits = unary_encode(values, range(7))
@@ -414,3 +422,10 @@ def test_static_figures_run():
     assert plot_protocol_choice().axes[0].get_xlabel() == "domain size k"
     assert plot_local_vs_central(n_surveys=20).axes[0].get_xscale() == "log"
     assert plot_estimates_vs_normal([1.0, 2.0, 3.0], 2, 1.0).axes
+
+
+def test_unary_aggregate_column_totals_span_blocks():
+    """The column totals (a float32 product in blocks of 2**16 rows) equal sum(axis=0) past one block."""
+    reports = make_rng(2).random((70_000, 3)) < 0.4
+    expected = (reports.sum(axis=0) - 70_000 * 0.25) / (0.75 - 0.25)
+    np.testing.assert_array_equal(unary_aggregate(reports, 0.75, 0.25), expected)

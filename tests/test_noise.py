@@ -70,6 +70,18 @@ def test_centred_formula_is_bit_identical():
     np.testing.assert_array_equal(centred, laplace_inverse_cdf(u, scale=2.0))
 
 
+@pytest.mark.parametrize("scale, size, loc", [(2.0, 10_000, 0.0), (0.5, (30, 7), -3.25), (1e-3, None, 1e6)])
+def test_sampler_is_the_chapters_two_branch_formula_bit_for_bit(scale, size, loc):
+    """sample_laplace computes in place (benchmark); its draws are the readable formula's, bit for bit."""
+    u = np.asarray(open_uniform(size, rng=make_rng(11)))
+    below = u < 0.5
+    t = np.log(2 * np.where(below, u, 1 - u))
+    readable = loc + scale * np.where(below, t, -t)
+    drawn = np.asarray(sample_laplace(scale, size, loc, rng=make_rng(11)))
+    np.testing.assert_array_equal(drawn, readable)
+    assert np.array_equal(np.signbit(drawn), np.signbit(readable))
+
+
 def test_open_uniform_is_open_and_uniform(rng):
     u = open_uniform(N, rng=rng)
     assert u.min() > 0 and u.max() < 1
