@@ -9,9 +9,10 @@ from ..mechanisms import analytic_gaussian_sigma, laplace_mech, laplace_scale
 from ..noise import laplace_cdf, laplace_pdf
 from ..random import make_rng
 from ..validation import check_finite_array, check_int
+from .live import LivePlot, nice_ceiling
 from .style import OKABE_ITO, book_style, count_older_than_40, new_figure
 
-__all__ = ["plot_laplace_shapes", "plot_sample_check", "plot_noisy_count", "noisy_count_figure", "plot_laplace_vs_gaussian"]
+__all__ = ["plot_laplace_shapes", "plot_sample_check", "plot_noisy_count", "NoisyCountPlot", "plot_laplace_vs_gaussian"]
 
 
 @book_style
@@ -51,47 +52,73 @@ def plot_sample_check(samples, scale, *, loc=0.0, title="inverse-CDF samples"):
     return fig
 
 
+class NoisyCountPlot(LivePlot):
+    """The slider figure of Chapter 1 (``plot_noisy_count``), built once and updated per move.
+
+    Left, the density of Lap(Δ/ε); right, a histogram of ``n_draws`` releases
+    of the chapter's count (people in the Adult data older than 40) through
+    ``laplace_mech``, with the exact density on top. The x-axes stay fixed, so
+    the spread is visible; the y-axes step through 1, 2, 5 × 10^k as the peak
+    ε/(2Δ) grows or shrinks (the view).
+
+    Defined in: chapters/02_laplace.ipynb
+    """
+
+    n_draws = 10_000
+    half_width = 15.0
+
+    def build(self):
+        hw, true_answer = self.half_width, count_older_than_40()
+        self.true_answer = true_answer
+        self.x = np.linspace(-hw, hw, 801)
+        self.edges = np.linspace(true_answer - hw, true_answer + hw, 81)
+        self.fig, (left, right) = new_figure(1, 2, sharey=True)  # both panels are densities: one y-scale
+        self.axes = (left, right)
+        zeros = np.zeros_like(self.x)
+        (self.density,) = left.plot(self.x, zeros, color=OKABE_ITO["vermillion"])
+        self.fill = left.fill_between(self.x, zeros, alpha=0.2, color=OKABE_ITO["vermillion"])
+        left.set(title=" ", xlabel="noise", xlim=(-hw, hw))
+        self.bars = right.stairs(np.zeros(self.edges.size - 1), self.edges, fill=True, color=OKABE_ITO["sky"],
+                                 label=f"{self.n_draws:,} releases")
+        (self.exact,) = right.plot(self.x + true_answer, zeros, color=OKABE_ITO["vermillion"], label="exact")
+        right.axvline(true_answer, color=OKABE_ITO["black"], lw=1, ls="--", label="true answer")
+        right.set(title=" ", xlabel="released count", xlim=(true_answer - hw, true_answer + hw))
+        right.xaxis.set_major_locator(MaxNLocator(4))
+        right.legend(loc="upper right", fontsize=7)  # clear of the true-answer line at the centre
+        self.changing = [self.fill, self.density, left.title, self.bars, self.exact, right.title]
+
+    def update(self, epsilon=1.0, sensitivity=1.0, seed=2024):
+        b = laplace_scale(sensitivity, epsilon)
+        noisy = laplace_mech(np.full(self.n_draws, float(self.true_answer)), sensitivity, epsilon,
+                             rng=make_rng(seed))
+        density = laplace_pdf(self.x, scale=b)
+        counts, _ = np.histogram(noisy, bins=self.edges)
+        heights = counts / (self.n_draws * np.diff(self.edges))
+        inside = np.mean(np.abs(noisy - self.true_answer) <= self.half_width)
+        left, right = self.axes
+        self.density.set_ydata(density)
+        self.fill.set_data(self.x, density, 0)
+        self.bars.set_data(heights)
+        self.exact.set_ydata(density)
+        left.title.set_text(f"noise density Lap(b = Δ/ε = {b:.3g})")
+        right.title.set_text(f"noisy answers, ε = {epsilon:g}, Δ = {sensitivity:g} ({inside:.0%} in view)")
+        top = nice_ceiling(1.05 * max(density.max(), heights.max()))  # the peak is ε/(2Δ)
+        left.set_ylim(0, top)  # shared with the right panel
+        return top
+
+
 def plot_noisy_count(epsilon=1.0, sensitivity=1.0, seed=2024):
-    """The slider figure of Chapter 1: noise density and 10,000 noisy answers.
+    """The slider figure of Chapter 1: noise density and 10,000 noisy answers (``NoisyCountPlot``).
 
-    Left, the density of Lap(Δ/ε); right, a histogram of 10,000 releases of
-    the chapter's count (people in the Adult data older than 40) through
-    ``laplace_mech``, with the exact density on top. The x-axes stay fixed as
-    the sliders move, so the spread is visible. The draws come from
-    ``make_rng(seed)``: each slider setting always shows the same picture.
-    Only slider parameters are arguments, so ``interact`` makes a slider for each.
+    The draws come from ``make_rng(seed)``: each slider setting always shows the same picture.
+    Only slider parameters are arguments, so ``interact_figure`` makes a slider for each.
 
     Defined in: chapters/02_laplace.ipynb
     """
-    return noisy_count_figure(epsilon, sensitivity, true_answer=count_older_than_40(), rng=make_rng(seed))
+    return NoisyCountPlot().figure(epsilon=epsilon, sensitivity=sensitivity, seed=seed)
 
 
-@book_style
-def noisy_count_figure(epsilon, sensitivity, *, true_answer, rng, n_draws=10_000, half_width=15.0):
-    """Noise density and a histogram of ``n_draws`` Laplace releases of ``true_answer``.
-
-    Defined in: chapters/02_laplace.ipynb
-    """
-    n_draws = check_int(n_draws, "n_draws", minimum=1)
-    b = laplace_scale(sensitivity, epsilon)
-    noisy = laplace_mech(np.full(n_draws, float(true_answer)), sensitivity, epsilon, rng=rng)
-    x = np.linspace(-half_width, half_width, 801)
-    fig, (left, right) = new_figure(1, 2)
-    left.plot(x, laplace_pdf(x, scale=b), color=OKABE_ITO["vermillion"])
-    left.fill_between(x, laplace_pdf(x, scale=b), alpha=0.2, color=OKABE_ITO["vermillion"])
-    left.set(title=f"noise density Lap(b = Δ/ε = {b:.3g})", xlabel="noise", xlim=(-half_width, half_width))
-    edges = np.linspace(true_answer - half_width, true_answer + half_width, 81)
-    inside = np.mean(np.abs(noisy - true_answer) <= half_width)
-    counts, _ = np.histogram(noisy, bins=edges)
-    right.stairs(counts / (n_draws * np.diff(edges)), edges, fill=True, color=OKABE_ITO["sky"],
-                 label=f"{n_draws:,} releases")
-    right.plot(x + true_answer, laplace_pdf(x, scale=b), color=OKABE_ITO["vermillion"], label="exact")
-    right.axvline(true_answer, color=OKABE_ITO["black"], lw=1, ls="--", label="true answer")
-    right.set(title=f"noisy answers, ε = {epsilon:g}, Δ = {sensitivity:g} ({inside:.0%} in view)", xlabel="released count",
-              xlim=(true_answer - half_width, true_answer + half_width))
-    right.xaxis.set_major_locator(MaxNLocator(4))
-    right.legend(loc="upper right", fontsize=7)  # clear of the true-answer line at the centre
-    return fig
+plot_noisy_count.live = NoisyCountPlot
 
 
 @book_style

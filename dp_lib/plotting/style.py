@@ -35,6 +35,7 @@ COLORS = [OKABE_ITO[c] for c in ("blue", "orange", "green", "vermillion", "sky",
 BOOK_STYLE = {
     "axes.prop_cycle": mpl.cycler(color=COLORS),
     "axes.grid": True,
+    "axes.axisbelow": True,  # grid and ticks under the data (and, for a slider, in its fixed background)
     "grid.alpha": 0.3,
     "axes.spines.top": False,
     "axes.spines.right": False,

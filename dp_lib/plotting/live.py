@@ -1,0 +1,199 @@
+"""Slider figures that are built once and then updated in place.
+
+Drawing a matplotlib figure from scratch costs 100-400 ms, mostly in Python:
+laying out ticks, tick labels, titles and legends. A slider moves a few lines,
+bars and titles, so a slider figure is written as a small class:
+
+- ``build(self)`` makes the figure once: the axes with fixed limits, the labels,
+  the legend, and one artist for each thing that moves (a line, the bars of a
+  histogram, a title). It lists the moving artists in ``self.changing``.
+- ``update(self, **setting)`` computes the figure's numbers for one setting and
+  puts them into those artists (``set_ydata``, ``set_data``, ``set_text``). Its
+  keyword arguments and their defaults are the slider's parameters. What it
+  shows depends only on ``setting``, never on the settings shown before.
+
+The chapter's plotting function is then ``XPlot().figure(**setting)``: a
+static figure, drawn whole. A slider (``dp_lib.widgets.interact_figure``) and
+the static site's frames keep one ``LiveFigure`` per slider, which draws the
+unchanging part of the figure once, keeps that image, and for each move only
+pastes it back and draws the changing artists on top (matplotlib's "blitting").
+A move then costs the update, a few artists and the PNG encode: 10-40 ms.
+
+If an update must also change something in the unchanging part (say the
+y-range, when a slider changes a density's height by a factor of 50), it
+returns a hashable *view* (e.g. the y-limits, picked from a short ladder); the
+``LiveFigure`` keeps one background per view, so each view is drawn once.
+
+The changing artists are drawn after everything else, so where one overlaps an
+unchanging artist drawn above it in the whole-figure draw (a legend, a spine)
+the slider's image differs from the static figure's by a few edge pixels.
+``tests/test_live_plots.py`` bounds that difference for every slider figure.
+"""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib as mpl
+
+from .style import BOOK_STYLE
+
+__all__ = ["LivePlot", "LiveFigure", "encode_png", "nice_ceiling"]
+
+
+class LivePlot:
+    """Base class of a slider figure: ``build`` once, then ``update(**setting)`` per move."""
+
+    fig = None
+    changing: list = []
+
+    def __init__(self):
+        with mpl.rc_context(BOOK_STYLE):
+            self.build()
+            self.update()  # the defaults: the figure is laid out for them, once
+            if self.fig.get_layout_engine() is not None:
+                self.fig.draw_without_rendering()
+        self.fig.set_layout_engine("none")  # the axes keep these positions: no layout pass per move
+
+    def build(self) -> None:  # pragma: no cover - every slider figure defines it
+        raise NotImplementedError
+
+    def update(self, **setting):  # pragma: no cover - every slider figure defines it
+        """Put the numbers for ``setting`` into ``self.changing``; return the view (``None``: one view)."""
+        raise NotImplementedError
+
+    def figure(self, **setting):
+        """The whole figure for ``setting``, as a chapter's static cell shows it."""
+        with mpl.rc_context(BOOK_STYLE):
+            self.update(**setting)
+        for artist in self.changing:
+            artist.set_animated(False)
+        return self.fig
+
+
+class LiveFigure:
+    """PNG frames of one ``LivePlot`` for a moving slider: the unchanging part is drawn once per view.
+
+    Within each axes, matplotlib draws the children in zorder. Everything from
+    the lowest changing artist's zorder up is this axes' *foreground*: the
+    changing artists and whatever lies above them (spines, titles, a legend).
+    The background (the rest of the figure: frame, ticks, grid, labels) is drawn
+    once per view and kept; a move pastes it back and draws the foreground in
+    the same order as a whole-figure draw. So a frame equals the whole figure
+    drawn from scratch, pixel for pixel (``tests/test_live_plots.py``), while
+    the costly part (tick and label layout) is drawn once.
+
+    Parameters
+    ----------
+    plot_class : type
+        A ``LivePlot`` subclass (``plot_x.live`` of a slider figure).
+    """
+
+    def __init__(self, plot_class):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        self.plot = plot_class()
+        self.canvas = FigureCanvasAgg(self.plot.fig)
+        self._backgrounds = {}
+        self._foreground = _foreground(self.plot)
+        for _, artists in self._foreground:
+            for artist in artists:
+                artist.set_animated(True)  # a whole-figure draw now leaves them out: the background
+
+    def png(self, setting: dict) -> bytes:
+        """The PNG the slider shows for ``setting``, or a message for a setting that raises ``ValueError``."""
+        try:
+            with mpl.rc_context(BOOK_STYLE):
+                view = self.plot.update(**setting)
+        except ValueError as err:
+            return self._message(f"No figure for this setting: {err}")
+        background = self._backgrounds.get(view)
+        if background is None:
+            self.canvas.draw()
+            background = self._backgrounds[view] = self.canvas.copy_from_bbox(self.plot.fig.bbox)
+        else:
+            self.canvas.restore_region(background)
+        renderer = self.canvas.get_renderer()
+        for owner, artists in self._foreground:
+            if owner is None:  # changing artists of the figure itself (e.g. a suptitle)
+                for artist in artists:
+                    artist.draw(renderer)
+            else:  # what Axes.draw does with the part of its sorted children
+                owner._unstale_viewLim()
+                _draw_list_compositing_images(renderer, owner, artists, self.plot.fig.suppressComposite)
+        return encode_png(self.canvas)
+
+    def _message(self, text: str) -> bytes:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        from .style import message_figure
+
+        width, height = self.plot.fig.get_size_inches()
+        canvas = FigureCanvasAgg(message_figure(text, width=float(width), height=float(height)))
+        canvas.draw()
+        return encode_png(canvas)
+
+
+def _draw_list_compositing_images(renderer, parent, artists, suppress):
+    from matplotlib.image import _draw_list_compositing_images as draw_list
+
+    draw_list(renderer, parent, artists, suppress)
+
+
+def _foreground(plot) -> list:
+    """[(axes, artists in draw order)] from each axes' lowest changing zorder up; (None, [...]) for the figure's."""
+    fig, changing = plot.fig, list(plot.changing)
+    parts = []
+    for ax in fig.axes:
+        mine = [a for a in changing if a.axes is ax]
+        if not mine:
+            continue
+        lowest = min(a.get_zorder() for a in mine)
+        # Axes.draw's list: the children but the patch; spines only with a frame, axis objects only when shown
+        children = [a for a in ax.get_children() if a is not ax.patch]
+        if not (ax.axison and ax.get_frame_on()):
+            children = [a for a in children if a not in ax.spines.values()]
+        if not ax.axison:
+            children = [a for a in children if a not in ax._axis_map.values()]
+        ordered = sorted(children, key=lambda a: a.get_zorder())  # stable, as Axes.draw's sort
+        parts.append((ax, [a for a in ordered if a.get_zorder() >= lowest]))
+    loose = [a for a in changing if a.axes is None]
+    if loose:
+        parts.append((None, loose))
+    return parts
+
+
+def encode_png(canvas) -> bytes:
+    """The canvas as an RGB PNG (the book's figures are opaque), fastest zlib level.
+
+    Speed: level 1 and no alpha channel encode an 800x320 figure in about 7 ms
+    instead of 13 ms (print_png's RGBA at level 6) for a file a few per cent
+    larger (benchmarks/results/sliders_issue15.md).
+    """
+    from PIL import Image
+
+    width, height = canvas.get_width_height(physical=True)
+    image = Image.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1).convert("RGB")
+    buf = io.BytesIO()
+    image.save(buf, format="png", compress_level=1)
+    return buf.getvalue()
+
+
+def nice_ceiling(x: float) -> float:
+    """The smallest of 1, 2, 5 times a power of ten that is ≥ ``x`` (> 0): an axis limit from a short ladder.
+
+    A slider figure whose y-range must follow the setting returns such limits as
+    its view, so the axis changes at a few steps instead of on every move.
+
+    >>> nice_ceiling(0.3), nice_ceiling(2.0), nice_ceiling(7.1)
+    (0.5, 2.0, 10.0)
+    """
+    import math
+
+    if not (x > 0 and math.isfinite(x)):
+        raise ValueError(f"x must be a positive finite number, got {x!r}")
+    power = 10.0 ** math.floor(math.log10(x))
+    for step in (1.0, 2.0, 5.0, 10.0):
+        if step * power >= x * (1 - 1e-12):
+            return float(f"{step * power:.12g}")
+    return 10.0 * power  # pragma: no cover
