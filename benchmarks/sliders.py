@@ -63,7 +63,7 @@ class SliderCase:
 
     def __init__(self, function, dotted, source, settings, chapter):
         self.function, self.dotted, self.source = function, dotted, source
-        self.settings, self.chapter = settings, chapter  # settings: list of (label, kwargs)
+        self.settings, self.chapter = settings, chapter  # settings: list of (label, kwargs, neighbouring kwargs)
 
 
 def _chapter_of(function) -> str:
@@ -98,8 +98,9 @@ def discover(root=ROOT) -> list[SliderCase]:
                     ("all-min", {name: min(values) for name, values in grid.items()}),
                     ("all-max", {name: max(values) for name, values in grid.items()}),
                 ]
+                settings = [(label, kwargs, _neighbour(grid, kwargs)) for label, kwargs in settings]
             except Exception as exc:  # a broken spec is reported as a row, not a crash
-                function, settings = None, [("default", {})]
+                function, settings = None, [("default", {}, {})]
                 source += f"; ERROR {type(exc).__name__}: {exc}"[:200]
             cases.append(SliderCase(function, spec["function"], source, settings, path.stem))
             seen.add(spec["function"].rpartition(".")[2])
@@ -110,12 +111,12 @@ def discover(root=ROOT) -> list[SliderCase]:
         if name.startswith("plot_") and name not in seen and callable(function) and _all_defaults(function):
             source = (f"interact() in chapters/{interactive[name]} without slider_frames: defaults only"
                       if name in interactive else "all-default dp_lib.plotting.plot_*, not in an interact() cell")
-            cases.append(SliderCase(function, f"dp_lib.plotting.{name}", source, [("default", {})],
+            cases.append(SliderCase(function, f"dp_lib.plotting.{name}", source, [("default", {}, {})],
                                     _chapter_of(function)))
     return cases
 
 
-def time_callback(function, setting, repeats=5, png="book", slider=True) -> dict:
+def time_callback(function, setting, repeats=5, png="book", slider=True, neighbour=None) -> dict:
     """Median (and max) milliseconds of ``function(**setting)`` + one PNG encode, after one warm-up call.
 
     Wall-clock time is the target's measure; the process CPU time is reported
@@ -124,6 +125,8 @@ def time_callback(function, setting, repeats=5, png="book", slider=True) -> dict
     as the callback is single-threaded).
     """
 
+    if png == "book" and slider and getattr(function, "live", None) is not None:
+        return _time_live_move(function, setting, repeats, neighbour)
     encode = _png_encoder(png)
     if png == "book" and slider:  # what interact_figure does on a move
         from dp_lib.widgets import slider_figure
@@ -153,6 +156,48 @@ def time_callback(function, setting, repeats=5, png="book", slider=True) -> dict
             "build_median_ms": statistics.median(build), "repeats": repeats}
 
 
+def _time_live_move(function, setting, repeats, neighbour) -> dict:
+    """A slider move to ``setting`` from ``neighbour`` (one grid step away), as ``interact_figure`` draws it.
+
+    One ``LiveFigure`` (what the slider keeps), warmed up on both settings, so
+    their views' backgrounds are drawn: then each repeat moves to the
+    neighbour (untimed) and back to ``setting`` (timed: the update, the
+    foreground draw and the PNG encode). "build" is the update alone. The
+    first visit of a view costs one whole-figure draw more: ``view_ms``.
+    """
+    from dp_lib.plotting.live import LiveFigure
+
+    neighbour = setting if neighbour is None else neighbour
+    first = LiveFigure(function.live)
+    start = time.process_time()
+    first.png(setting)
+    view_ms = (time.process_time() - start) * 1e3
+    renderer = LiveFigure(function.live)
+    renderer.png(setting)
+    renderer.png(neighbour)
+    wall, cpu, build = [], [], []
+    for _ in range(repeats):
+        renderer.png(neighbour)
+        start = time.perf_counter()
+        renderer.plot.update(**setting)
+        build.append((time.perf_counter() - start) * 1e3)
+        start, start_cpu = time.perf_counter(), time.process_time()
+        renderer.png(setting)
+        wall.append((time.perf_counter() - start) * 1e3)
+        cpu.append((time.process_time() - start_cpu) * 1e3)
+    return {"median_ms": statistics.median(wall), "max_ms": max(wall), "cpu_median_ms": statistics.median(cpu),
+            "build_median_ms": statistics.median(build), "repeats": repeats, "view_ms": view_ms}
+
+
+def _neighbour(grid: dict, setting: dict) -> dict:
+    """``setting`` with its first slider moved one grid step (towards the middle)."""
+    name = next(iter(grid))
+    values = grid[name]
+    i = values.index(setting[name]) if setting[name] in values else 0
+    j = i + 1 if i + 1 < len(values) else i - 1
+    return {**setting, name: values[max(j, 0)]}
+
+
 def _status(result, target) -> str:
     if result["repeats"] == 0:
         return "ERROR"
@@ -163,14 +208,15 @@ def run_sliders(repeats=5, log=print, png="book") -> list[dict]:
     """Time every discovered case; one result row per (function, setting)."""
     rows = []
     for case in discover():
-        for label, setting in case.settings:
+        for label, setting, neighbour in case.settings:
             shown = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in setting.items())
             row = {"chapter": case.chapter, "function": case.dotted.rpartition(".")[2], "setting": label,
                    "values": shown or "defaults", "source": case.source}
             try:
                 if case.function is None:
                     raise LookupError("no function")
-                result = time_callback(case.function, setting, repeats, png, case.source.startswith("slider_frames"))
+                result = time_callback(case.function, setting, repeats, png, case.source.startswith("slider_frames"),
+                                       neighbour)
             except Exception as exc:  # a figure under construction elsewhere must not stop the run
                 nan = float("nan")
                 result = {"median_ms": nan, "max_ms": nan, "cpu_median_ms": nan, "build_median_ms": nan,

@@ -4,17 +4,22 @@ A chapter's slider cell is one line, the same call shape as ``ipywidgets.interac
 
     _ = interact_figure(plot_noisy_count, epsilon=FloatSlider(min=0.1, max=5.0, step=0.1, value=1.0))
 
-Each slider move calls the plotting function, encodes its figure once as a PNG
-(no tight bounding box, so the figure is drawn once and keeps its size) and
-sets that PNG as the value of one ``ipywidgets.Image``. Nothing goes through an
-Output widget, so no PNG is echoed back to the kernel. ``setup_figures()`` (in
-a chapter's setup cell) gives the static figures the same settings.
+The book's slider figures are ``LivePlot`` classes (``plot_x.live``, see
+``dp_lib/plotting/live.py``): the figure is built once, and each move updates
+its lines, bars and titles in place and redraws only those over a kept image
+of the rest (``LiveFigure``), then encodes one PNG and sets it as the value of
+one ``ipywidgets.Image``. Nothing goes through an Output widget, so no PNG is
+echoed back to the kernel. The frame equals the whole figure drawn from
+scratch, pixel for pixel (tests/test_live_plots.py). ``setup_figures()`` (in a
+chapter's setup cell) shows static figures drawn once, without a tight box.
 
-A redraw keeps the axes where the layout engine put them for the default
-setting (``slider_figure``): no layout pass per move, and no jumping axes. An
-invalid slider combination: the plotting function raises ``ValueError`` (as
-every ``dp_lib`` function does) and the slider shows the message in place of
-the figure; the static site's frames (tools/slider_frames.py) do the same.
+Any other plotting function still works: each move builds a new figure, keeps
+the axes where the layout engine put them for the default setting
+(``slider_figure``: no layout pass per move, no jumping axes) and draws it
+once. An invalid slider combination: the plotting function raises
+``ValueError`` (as every ``dp_lib`` function does) and the slider shows the
+message in place of the figure; the static site's frames
+(tools/slider_frames.py) are made by the same code.
 """
 
 from __future__ import annotations
@@ -240,10 +245,20 @@ def interact_figure(function, /, **widgets):
         else:
             raise TypeError(f"{name} must be an ipywidgets control or fixed(value), got {type(widget).__name__}")
     image = Image(format="png")
+    live = getattr(function, "live", None)
+    if live is not None:  # a LivePlot: built once, each move redraws only what changed
+        from .plotting.live import LiveFigure
+
+        renderer = LiveFigure(live)
+
+        def frame(kwargs):
+            return renderer.png(kwargs)
+    else:  # any other plotting function: a new figure per move, drawn once with its layout frozen
+        def frame(kwargs):
+            return figure_png(slider_figure(function, kwargs))
 
     def redraw(_change=None):
-        kwargs = {**fixed_args, **{name: w.value for name, w in controls.items()}}
-        image.value = figure_png(slider_figure(function, kwargs))
+        image.value = frame({**fixed_args, **{name: w.value for name, w in controls.items()}})
 
     redraw()
     for widget in controls.values():

@@ -81,3 +81,15 @@ def test_setup_figures_sets_the_inline_backend():
         assert Figure in png.type_printers
     finally:
         InteractiveShell.clear_instance()
+
+
+def test_interact_figure_draws_a_live_plot_with_its_live_figure():
+    from dp_lib.plotting import plot_noisy_count
+    from dp_lib.plotting.live import LiveFigure
+
+    box = interact_figure(plot_noisy_count, epsilon=FloatSlider(min=0.1, max=5.0, step=0.1, value=1.0),
+                          seed=fixed(2025))
+    box.children[0].value = 2.0
+    assert bytes(box.children[-1].value) == LiveFigure(plot_noisy_count.live).png({"epsilon": 2.0, "seed": 2025})
+    box.children[0].value = 1.0
+    assert bytes(box.children[-1].value) == LiveFigure(plot_noisy_count.live).png({"epsilon": 1.0, "seed": 2025})

@@ -18,12 +18,14 @@ of the function must be on the grid; it is shown first. A few lines of local
 JavaScript swap the image; nothing is fetched from another host.
 
 ``render_frame`` is also what the tests use to check that the built frames are
-exactly what the plotting function draws: the same ``dp_lib.widgets`` calls the
-JupyterLab slider makes (``slider_figure`` + ``figure_png``), so a frame is
-byte for byte the image the slider shows.
+exactly what the plotting function draws: the code the JupyterLab slider runs
+(``frame_renderer``: a ``LiveFigure`` for a ``LivePlot`` figure), so a frame is
+byte for byte the image the slider shows, and tests/test_live_plots.py checks
+that image against the whole figure drawn from scratch, pixel for pixel.
 
-Speed: frames are drawn in worker processes (one per core) while Sphinx reads
-the other pages, and kept in ``.slider-frames-cache/`` (ignored by git) under a
+Speed: each slider's frames are drawn by one renderer (the unchanging part of
+the figure once per view) in worker processes (one per core) while Sphinx
+reads the other pages, and kept in ``.slider-frames-cache/`` (ignored by git) under a
 key made of the frame's function, setting and a hash of every ``dp_lib`` source
 file and the matplotlib/numpy versions, so a rebuild redraws only the frames
 whose code or arguments changed. ``DP_SLIDER_FRAMES_CACHE=0`` turns the cache off.
@@ -83,11 +85,25 @@ def default_setting(spec: dict) -> dict:
     return defaults
 
 
-def render_frame(spec: dict, setting: dict) -> bytes:
-    """PNG bytes of the figure for one setting, exactly as the JupyterLab slider shows it."""
+def frame_renderer(spec: dict):
+    """``setting -> PNG bytes``, the code the JupyterLab slider runs (``interact_figure``).
+
+    For a ``LivePlot`` figure (``plot_x.live``) one ``LiveFigure`` serves every
+    setting, as in JupyterLab: it draws the unchanging part once per view.
+    """
+    function = resolve_function(spec["function"])
+    if getattr(function, "live", None) is not None:
+        from dp_lib.plotting.live import LiveFigure
+
+        return LiveFigure(function.live).png
     from dp_lib.widgets import figure_png, slider_figure
 
-    return figure_png(slider_figure(resolve_function(spec["function"]), setting))
+    return lambda setting: figure_png(slider_figure(function, setting))
+
+
+def render_frame(spec: dict, setting: dict) -> bytes:
+    """PNG bytes of the figure for one setting, exactly as the JupyterLab slider shows it (a fresh renderer)."""
+    return frame_renderer(spec)(setting)
 
 
 @lru_cache(maxsize=1)
@@ -109,16 +125,22 @@ def _cache_path(spec: dict, setting: dict) -> Path:
     return CACHE_DIR / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.png"
 
 
-def _render_to(spec: dict, setting: dict, target: str) -> None:
-    """Worker: draw one frame into ``target`` (and the cache)."""
-    data = render_frame(spec, setting)
-    Path(target).write_bytes(data)
-    if os.environ.get("DP_SLIDER_FRAMES_CACHE", "1") != "0":
-        cached = _cache_path(spec, setting)
-        cached.parent.mkdir(exist_ok=True)
-        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        tmp.replace(cached)
+def _render_to(spec: dict, jobs: list) -> None:
+    """Worker: draw the frames ``[(setting, target), ...]`` of one slider into their targets (and the cache).
+
+    One renderer walks the slider's settings, as a student's drag does; the
+    frame test checks that each frame equals a fresh renderer's.
+    """
+    render = frame_renderer(spec)
+    for setting, target in jobs:
+        data = render(setting)
+        Path(target).write_bytes(data)
+        if os.environ.get("DP_SLIDER_FRAMES_CACHE", "1") != "0":
+            cached = _cache_path(spec, setting)
+            cached.parent.mkdir(exist_ok=True)
+            tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(data)
+            tmp.replace(cached)
 
 
 def frame_name(spec: dict, setting: dict) -> str:
@@ -169,17 +191,23 @@ class _Frames:
     def __init__(self):
         self.pool, self.futures = None, []
 
-    def submit(self, spec: dict, setting: dict, target: Path) -> None:
-        cached = _cache_path(spec, setting)
-        if os.environ.get("DP_SLIDER_FRAMES_CACHE", "1") != "0" and cached.is_file():
-            shutil.copyfile(cached, target)
+    def submit(self, spec: dict, frames: list) -> None:
+        """Draw one slider's frames ``[(setting, target path), ...]``, copying those in the cache."""
+        jobs = []
+        for setting, target in frames:
+            cached = _cache_path(spec, setting)
+            if os.environ.get("DP_SLIDER_FRAMES_CACHE", "1") != "0" and cached.is_file():
+                shutil.copyfile(cached, target)
+            else:
+                jobs.append((setting, str(target)))
+        if not jobs:
             return
         if self.pool is None:
             import multiprocessing
 
             self.pool = ProcessPoolExecutor(max_workers=os.cpu_count() or 1,
                                             mp_context=multiprocessing.get_context("fork"))
-        self.futures.append(self.pool.submit(_render_to, spec, setting, str(target)))
+        self.futures.append(self.pool.submit(_render_to, spec, jobs))
 
     def finish(self) -> None:
         try:
@@ -206,12 +234,13 @@ def _add_frames(app, doctree) -> None:
         if not spec:
             continue
         defaults = default_setting(spec)
-        files = []
+        files, frames = [], []
         outdir.mkdir(parents=True, exist_ok=True)
         for setting in grid_points(spec):
             name = frame_name(spec, setting)
-            _FRAMES.submit(spec, setting, outdir / name)
+            frames.append((setting, outdir / name))
             files.append(posixpath.relpath(f"_static/{STATIC_DIR}/{name}", posixpath.dirname(docname) or "."))
+        _FRAMES.submit(spec, frames)
         cell_id = f"slider-frames-{posixpath.basename(docname)}-{count}"
         node.append(nodes.raw("", _control_html(spec, files, defaults, cell_id, gettext), format="html"))
         count += 1

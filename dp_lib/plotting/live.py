@@ -50,10 +50,7 @@ class LivePlot:
     def __init__(self):
         with mpl.rc_context(BOOK_STYLE):
             self.build()
-            self.update()  # the defaults: the figure is laid out for them, once
-            if self.fig.get_layout_engine() is not None:
-                self.fig.draw_without_rendering()
-        self.fig.set_layout_engine("none")  # the axes keep these positions: no layout pass per move
+        self._frozen = False
 
     def build(self) -> None:  # pragma: no cover - every slider figure defines it
         raise NotImplementedError
@@ -62,12 +59,31 @@ class LivePlot:
         """Put the numbers for ``setting`` into ``self.changing``; return the view (``None``: one view)."""
         raise NotImplementedError
 
+    def freeze_layout(self) -> None:
+        """Lay the figure out once, for the defaults, and keep the axes there (no layout pass per move)."""
+        if self._frozen:
+            return
+        with mpl.rc_context(BOOK_STYLE):
+            self.update()
+            if self.fig.get_layout_engine() is not None:
+                self.fig.draw_without_rendering()
+        self.fig.set_layout_engine("none")
+        self._frozen = True
+
     def figure(self, **setting):
-        """The whole figure for ``setting``, as a chapter's static cell shows it."""
+        """The whole figure for ``setting``, as a chapter's static cell shows it.
+
+        At the defaults the figure keeps its layout engine, which runs inside
+        the one draw that shows it; at any other setting the axes stay where
+        the defaults put them, as on the slider.
+        """
+        import inspect
+
+        defaults = {name: p.default for name, p in inspect.signature(self.update).parameters.items()}
+        if any(setting[name] != defaults.get(name) for name in setting):
+            self.freeze_layout()
         with mpl.rc_context(BOOK_STYLE):
             self.update(**setting)
-        for artist in self.changing:
-            artist.set_animated(False)
         return self.fig
 
 
@@ -93,6 +109,7 @@ class LiveFigure:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
         self.plot = plot_class()
+        self.plot.freeze_layout()
         self.canvas = FigureCanvasAgg(self.plot.fig)
         self._backgrounds = {}
         self._foreground = _foreground(self.plot)
