@@ -280,9 +280,16 @@ RESULTS = ROOT / "benchmarks" / "results"
 INSTRUMENT = """(index) => {
   const box = document.querySelectorAll('.widget-interact')[index];
   if (box.__latency) return;
-  const log = {keys: [], figures: []};
+  const log = {keys: [], values: [], figures: []};
   box.__latency = log;
-  box.addEventListener('keydown', () => log.keys.push(performance.now()), true);
+  const readouts = () => Array.from(box.querySelectorAll('.widget-slider .widget-readout'))
+                              .map(r => r.innerText.trim()).join('|');
+  box.addEventListener('keydown', () => {
+    const i = log.keys.push(performance.now()) - 1;
+    // the readouts once this key is handled (the slider's own listener runs after this capturing one):
+    // a key at the end of the range moves nothing
+    setTimeout(() => { log.values[i] = readouts(); }, 0);
+  }, true);
   let lastImg = null, lastSrc = null;
   const check = () => {
     const imgs = box.querySelectorAll('img');
@@ -302,7 +309,8 @@ INSTRUMENT = """(index) => {
 }"""
 
 LATENCY_LOG = "(index) => { const l = document.querySelectorAll('.widget-interact')[index].__latency;" \
-              " return {keys: l.keys.slice(), figures: l.figures.slice().sort((a, b) => a.painted - b.painted)}; }"
+              " return {keys: l.keys.slice(), values: l.values.slice(), " \
+              "figures: l.figures.slice().sort((a, b) => a.painted - b.painted)}; }"
 
 FIGURE_BYTES = """async (index) => {
   const imgs = document.querySelectorAll('.widget-interact')[index].querySelectorAll('img');
@@ -388,23 +396,28 @@ def _measure_slider(page, lab, index, handle) -> dict:
     cpu_step = (_kernel_cpu_s(lab) - cpu0) / STEPS
     key = _direction(handle, DRAG_STEPS)  # the side with more room (a short slider stops at its end)
     before = page.evaluate(LATENCY_LOG, index)
+    start_values = "|".join(page.evaluate(INTERACT_STATE, index)["handles"])
     start = time.monotonic()
     for i in range(DRAG_STEPS):
         handle.press(key)
         time.sleep(max(0.0, start + (i + 1) * DRAG_GAP_S - time.monotonic()))
     # ipywidgets throttles the drag's value messages: the last one can leave the page well after the
-    # last key, so wait longer for quiet, and for a figure that came after the last key.
+    # last key, so wait longer for quiet, and for a figure that came after the last key that moved
+    # the slider (on a short slider, e.g. 11 seeds, the drag's last keys hit the end and move nothing).
     log = _quiet(page, index, len(before["figures"]), REDRAW_S, quiet_s=DRAG_QUIET_S)
+    k0 = len(before["keys"])
+    values = [start_values, *log["values"][k0:]]
+    moving = [k0 + i for i in range(len(values) - 1) if values[i + 1] != values[i]]
+    last = moving[-1] if moving else len(log["keys"]) - 1  # index of the last key that moved the slider
     deadline = time.monotonic() + DRAG_QUIET_S
-    while not any(f["afterKeys"] == len(log["keys"]) for f in log["figures"]) and time.monotonic() < deadline:
+    while not any(f["afterKeys"] > last for f in log["figures"]) and time.monotonic() < deadline:
         time.sleep(0.1)
         log = page.evaluate(LATENCY_LOG, index)
-    k0 = len(before["keys"])
-    last_key = log["keys"][-1]
+    last_key = log["keys"][last]
     during = [f for f in log["figures"] if f["afterKeys"] > k0]
-    after_last = [f for f in during if f["afterKeys"] == len(log["keys"])]  # mutated after the last key
+    after_last = [f for f in during if f["afterKeys"] > last]  # mutated after the last key that moved it
     return stepped, {"steps_ms": steps, "kernel_cpu_per_step_ms": cpu_step * 1e3,
-            "drag": {"keys": len(log["keys"]) - k0, "figures": len(during),
+            "drag": {"keys": len(log["keys"]) - k0, "moving_keys": len(moving), "figures": len(during),
                      "final_after_last_key_ms": after_last[-1]["painted"] - last_key if after_last else None,
                      "stale_after_last_key": max(0, len(after_last) - 1)}}
 
@@ -423,6 +436,29 @@ def _step_by_readout(page, index, j, handle) -> dict:
     page.keyboard.press("Enter")
     _quiet(page, index, len(before["figures"]), REDRAW_S)
     return {"png": _figure_png(page, index), "handles": page.evaluate(INTERACT_STATE, index)["handles"]}
+
+
+def _restore(page, index, j, text) -> None:
+    """Type slider ``j``'s starting value back into its readout, so the next slider is measured from the
+    chapter's default setting (at an extreme setting another slider may not change the picture at all,
+    e.g. the seed when the noise is far narrower than a histogram bin)."""
+    box = page.locator(".widget-interact").nth(index)
+    if page.evaluate(INTERACT_STATE, index)["handles"][j] == text:
+        return
+    readout = box.locator(".widget-slider .widget-readout").nth(j)
+    readout.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type(text.replace(",", ""))
+    page.keyboard.press("Enter")
+    deadline, since = time.monotonic() + REDRAW_S, None
+    while time.monotonic() < deadline:
+        back = page.evaluate(INTERACT_STATE, index)["handles"][j] == text
+        idle = page.evaluate(NOTEBOOK_STATE)["kernel"] == "idle"
+        since = (since or time.monotonic()) if back and idle else None
+        if since is not None and time.monotonic() - since >= QUIET_S:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"interact #{index}: slider {j} did not return to {text}")
 
 
 def _record(notebook, results) -> None:
@@ -477,6 +513,7 @@ def test_sliders_redraw_in_jupyterlab(new_context, lab, screenshots, notebook):
                 moved += 1
                 if j == 0:
                     boxes.nth(i).screenshot(path=screenshots / f"lab_{notebook.stem}_interact{i}.png")
+                _restore(page, i, j, before["handles"][j])
         page.screenshot(path=screenshots / f"lab_{notebook.stem}.png")
         assert moved >= 1
         assert not js_errors, f"{name}: JavaScript errors: {js_errors[:5]}"
