@@ -5,14 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..exact import discrete_gaussian_pmf, discrete_laplace_pmf
-from ..floating import distinguishing_share, laplace_reachable
+from ..floating import laplace_reachable
 from ..mechanisms import laplace_mech
 from ..noise import laplace_pdf
 from ..random import make_rng
 from ..validation import check_finite_array
-from .style import OKABE_ITO, book_style, is_finite_number, message_figure, new_figure
+from .live import LivePlot
+from .style import OKABE_ITO, book_style, is_finite_number, new_figure
 
-__all__ = ["plot_float_lattice", "plot_discrete_samples"]
+__all__ = ["plot_float_lattice", "FloatLatticePlot", "plot_discrete_samples"]
 
 _WINDOW = 48  # consecutive doubles shown
 
@@ -24,33 +25,71 @@ def _window(scale):
     return start + steps * np.spacing(start), steps
 
 
-@book_style
+class FloatLatticePlot(LivePlot):
+    """The float-lattice slider figure of Chapter 9 (``plot_float_lattice``), built once and updated per move.
+
+    The axes are fixed (k from −1 to 48, the two rows), so there is one view.
+    The x-axis label names the first double of the window, which moves with b,
+    so it is a changing text placed where the axis puts its (blank) label: the
+    axis and its tick labels stay in the unchanging background.
+
+    Defined in: chapters/09_exact_noise.ipynb
+    """
+
+    rows = [(0.0, "from f(D) = 0", OKABE_ITO["blue"], 1), (1.0, "from f(D') = 1", OKABE_ITO["orange"], 0)]
+
+    def build(self):
+        steps = np.arange(_WINDOW)
+        self.fig, ax = new_figure(width=8.0, height=2.6)
+        self.ax = ax
+        self.markers = []
+        for _, label, color, row in self.rows:
+            missed = ax.scatter(steps, np.full(_WINDOW, row), s=30, facecolors="none", edgecolors="0.75")
+            hit = ax.scatter(steps, np.full(_WINDOW, row), s=45, color=color, label=" ")
+            self.markers.append((missed, hit))
+        ax.set(yticks=[0, 1], yticklabels=["f(D') = 1", "f(D) = 0"], ylim=(-0.5, 2.0), xlim=(-1, _WINDOW),
+               xlabel=" ", title=" ")
+        # the label's text: at the top centre of the blank axis label, which the layout made room for
+        self.xlabel = ax.annotate(" ", xy=(0.5, 1.0), xycoords=ax.xaxis.label, ha="center", va="top",
+                                  fontsize=ax.xaxis.label.get_fontsize(), color=ax.xaxis.label.get_color())
+        self.xlabel.set_in_layout(False)
+        self.legend = ax.legend(loc="upper center", ncol=2)
+        self.changing = [*(m for pair in self.markers for m in pair), self.xlabel, self.legend, ax.title]
+
+    def update(self, scale=1.0, seed=2024):
+        if not (is_finite_number(scale) and 0.05 <= scale <= 1e6):
+            raise ValueError("scale: the scale b must be a number in [0.05, 1e6]")
+        y, steps = _window(scale)
+        released = laplace_mech(np.ones(5000), 1.0, 1.0 / scale, rng=make_rng(seed))
+        # One binary search for the window and the releases against f(D) = 0 (elementwise, so the same answers as
+        # two calls, in about half the time); then the window against f(D') = 1.
+        from_zero = laplace_reachable(np.concatenate([y, released]), 0.0, scale)
+        hits = {0.0: from_zero[:_WINDOW], 1.0: laplace_reachable(y, 1.0, scale)}
+        share = float(1.0 - from_zero[_WINDOW:].mean())  # distinguishing_share(released, 0.0, scale)
+        for (loc, label, _, row), (missed, hit_markers), text in zip(self.rows, self.markers, self.legend.get_texts()):
+            hit = hits[loc]
+            missed.set_offsets(np.column_stack([steps[~hit], np.full((~hit).sum(), row)]))
+            hit_markers.set_offsets(np.column_stack([steps[hit], np.full(hit.sum(), row)]))
+            text.set_text(f"{label}: {hit.sum()} of 48")
+        self.xlabel.set_text(f"double number k after {y[0]:.17g} (one ulp apart)")
+        self.ax.title.set_text(f"b = {scale:g}: {share:.2%} of releases from f(D') = 1 are impossible from f(D) = 0")
+
+
 def plot_float_lattice(scale=1.0, seed=2024):
     """Which of 48 consecutive doubles the float Laplace mechanism can output from f(D) = 0 and from f(D') = 1.
 
     Each marker is one double near 1 + b/2 (x-axis: its offset in units in the last place); a filled
     marker means the book's ``laplace_mech`` can output it. Most doubles reachable from f(D') = 1 are
     unreachable from f(D) = 0, so seeing one proves the input was D'. The title gives the share of
-    5,000 seeded releases from f(D') = 1 that no run on f(D) = 0 can produce.
+    5,000 seeded releases from f(D') = 1 that no run on f(D) = 0 can produce. Drawn by ``FloatLatticePlot``;
+    a scale b outside [0.05, 1e6] raises ``ValueError`` (a slider shows the message).
 
     Defined in: chapters/09_exact_noise.ipynb
     """
-    if not (is_finite_number(scale) and 0.05 <= scale <= 1e6):
-        return message_figure("the scale b must be a number in [0.05, 1e6]")
-    y, steps = _window(scale)
-    fig, ax = new_figure(width=8.0, height=2.6)
-    rows = [(0.0, "from f(D) = 0", OKABE_ITO["blue"], 1), (1.0, "from f(D') = 1", OKABE_ITO["orange"], 0)]
-    for loc, label, color, row in rows:
-        hit = laplace_reachable(y, loc, scale)
-        ax.scatter(steps[~hit], np.full((~hit).sum(), row), s=30, facecolors="none", edgecolors="0.75")
-        ax.scatter(steps[hit], np.full(hit.sum(), row), s=45, color=color, label=f"{label}: {hit.sum()} of 48")
-    released = laplace_mech(np.ones(5000), 1.0, 1.0 / scale, rng=make_rng(seed))
-    share = distinguishing_share(released, 0.0, scale)
-    ax.set(yticks=[0, 1], yticklabels=["f(D') = 1", "f(D) = 0"], ylim=(-0.5, 2.0), xlim=(-1, _WINDOW),
-           xlabel=f"double number k after {y[0]:.17g} (one ulp apart)",
-           title=f"b = {scale:g}: {share:.2%} of releases from f(D') = 1 are impossible from f(D) = 0")
-    ax.legend(loc="upper center", ncol=2)
-    return fig
+    return FloatLatticePlot().figure(scale=scale, seed=seed)
+
+
+plot_float_lattice.live = FloatLatticePlot
 
 
 @book_style
