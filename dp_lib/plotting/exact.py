@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.collections import PolyCollection
 
 from ..exact import discrete_gaussian_pmf, discrete_laplace_pmf
 from ..floating import laplace_reachable
@@ -110,11 +111,20 @@ def plot_discrete_samples(laplace_draws, laplace_scale, gaussian_draws, gaussian
     for ax, (draws, pmf, density, title) in zip(axes, panels):
         draws = check_finite_array(draws, "draws", ndim=1, allow_empty=False).astype(np.int64)
         k = np.arange(-12, 13)
-        share = np.array([np.mean(draws == v) for v in k])
-        ax.bar(k, share, width=0.8, color=OKABE_ITO["sky"], label=f"{draws.size:,} draws")
+        inside = (draws >= -12) & (draws <= 12)
+        share = np.bincount(draws[inside] + 12, minlength=k.size) / draws.size  # = mean(draws == v) for each v
         ax.plot(k, pmf(k), "o", color=OKABE_ITO["vermillion"], ms=4, label="exact pmf")
         x = np.linspace(-12.5, 12.5, 501)
         ax.plot(x, density(x), color=OKABE_ITO["black"], lw=1, label="continuous density")
+        # The bars (width 0.8, under the lines and last in the legend, as ax.bar's) as one collection: ax.bar
+        # made a patch and a data-limit update per bar, a third of the figure's time.
+        left, right, zero = k - 0.4, k + 0.4, np.zeros_like(share)
+        bars = PolyCollection(np.stack([np.column_stack([left, left, right, right]),
+                                        np.column_stack([zero, share, share, zero])], axis=-1),
+                              facecolors=OKABE_ITO["sky"], edgecolors="none", label=f"{draws.size:,} draws")
+        bars.sticky_edges.y.append(0.0)  # the y-axis starts at 0, as with bars
+        ax.add_collection(bars)
         ax.set(title=title, xlabel="noise z (an integer)", ylabel="probability")
+        ax.locator_params(axis="y", nbins=4)  # fewer tick labels to lay out: a faster draw
     axes[0].legend(loc="upper left", fontsize=8)
     return fig
