@@ -92,6 +92,7 @@ class ReconstructionPlot(LivePlot):
         (self.dot,) = left.plot([0.0], [0.5], "o", color=OKABE_ITO["vermillion"], label=" ")
         left.set(xlim=(0, 3), ylim=(0.4, 1.02), xlabel="noise bound E / √n", ylabel="fraction of bits recovered",
                  title=f"n = {_BLOCK} people, m = {_QUERIES} queries")
+        left.title.set_zorder(0.9)  # unchanging and outside the axes, overlapping nothing: kept in the background
         self.left_legend = left.legend(loc="upper right", fontsize=8)
         people = np.arange(_BLOCK)
         self.points = []
