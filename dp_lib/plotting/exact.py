@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from matplotlib.collections import PolyCollection
 
@@ -24,6 +26,12 @@ def _window(scale):
     start = 1.0 + scale / 2
     steps = np.arange(_WINDOW)
     return start + steps * np.spacing(start), steps
+
+
+@lru_cache(maxsize=256)
+def _window_reachable_from_one(scale):
+    """Which doubles of the window f(D') = 1 can produce at ``scale`` (cached: a seed move does not redo it)."""
+    return laplace_reachable(_window(scale)[0], 1.0, scale)
 
 
 class FloatLatticePlot(LivePlot):
@@ -63,9 +71,9 @@ class FloatLatticePlot(LivePlot):
         y, steps = _window(scale)
         released = laplace_mech(np.ones(5000), 1.0, 1.0 / scale, rng=make_rng(seed))
         # One binary search for the window and the releases against f(D) = 0 (elementwise, so the same answers as
-        # two calls, in about half the time); then the window against f(D') = 1.
+        # two calls, in about half the time); the window against f(D') = 1 depends on the scale only.
         from_zero = laplace_reachable(np.concatenate([y, released]), 0.0, scale)
-        hits = {0.0: from_zero[:_WINDOW], 1.0: laplace_reachable(y, 1.0, scale)}
+        hits = {0.0: from_zero[:_WINDOW], 1.0: _window_reachable_from_one(float(scale))}
         share = float(1.0 - from_zero[_WINDOW:].mean())  # distinguishing_share(released, 0.0, scale)
         for (loc, label, _, row), (missed, hit_markers), text in zip(self.rows, self.markers, self.legend.get_texts()):
             hit = hits[loc]
