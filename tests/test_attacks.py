@@ -199,3 +199,13 @@ def test_docstring_contract(name):
 def test_doctests_run():
     result = doctest.testmod(attacks, optionflags=doctest.ELLIPSIS)
     assert result.attempted >= len(attacks.__all__) and result.failed == 0
+
+
+def test_reconstruction_slider_estimates_are_the_first_draw_of_the_curve():
+    from dp_lib.plotting.attacks import _estimates, _first_estimates, _reconstruction_setup
+
+    secret = _reconstruction_setup()[0]
+    for r in (0.0, 0.5, 1.0, 3.0):
+        whole, first = _estimates(r)[0], _first_estimates(r)
+        np.testing.assert_allclose(first, whole, rtol=0, atol=1e-12)
+        assert np.array_equal((first > 0.5) == secret, (whole > 0.5) == secret)

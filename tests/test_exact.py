@@ -260,3 +260,15 @@ def test_attack_helpers_validate():
         laplace_output_at(2**52, 0.0, 1.0)
     with pytest.raises(ValueError, match="scale"):
         distinguishing_share([0.0], 0.0, 0.0)
+
+
+def test_float_lattice_figure_title_is_the_distinguishing_share():
+    """The slider figure searches the window and the releases in one call; its share is distinguishing_share's."""
+    from dp_lib.plotting import plot_float_lattice
+
+    for scale, seed in ((1.0, 2024), (0.1, 2030), (20.0, 2024)):
+        released = laplace_mech(np.ones(5000), 1.0, 1.0 / scale, rng=make_rng(seed))
+        title = plot_float_lattice(scale, seed).axes[0].get_title()
+        assert title.startswith(f"b = {scale:g}: {distinguishing_share(released, 0.0, scale):.2%} of releases")
+    with pytest.raises(ValueError, match="scale"):
+        plot_float_lattice(scale=0.01)
