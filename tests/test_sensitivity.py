@@ -344,11 +344,20 @@ def test_slider_figure_defaults_and_invalid_settings():
 
     from dp_lib.plotting import plot_mechanism_comparison
 
+    def legend_entries(fig):  # the legend shows each name; the rest of its entry is a text drawn right after it
+        from matplotlib.text import Annotation
+
+        names = [t.get_text() for t in fig.legends[0].get_texts()]
+        rest = [a for a in fig.artists if isinstance(a, Annotation)]
+        assert all(a.xycoords is t for a, t in zip(rest, fig.legends[0].get_texts()))
+        return [name + a.get_text() for name, a in zip(names, rest)]
+
     fig = plot_mechanism_comparison()
     assert isinstance(fig, Figure) and len(fig.axes) == 1
-    assert len(fig.axes[0].get_legend().get_texts()) == 4
+    entries = legend_entries(fig)
+    assert len(entries) == 4 and entries[1] == "PTR, b = 0.005: median 0.0179 %"
     for bad in ({"epsilon": 0.0}, {"bound": -1.0}, {"k": 0}, {"k": 10**6}, {"k": 2.5}):
         with pytest.raises(ValueError):  # the slider shows the message (dp_lib.widgets.figure_or_message)
             plot_mechanism_comparison(**bad)
     refused = plot_mechanism_comparison(bound=0.001)  # below u/n: PTR answers ⊥ every time
-    assert any("⊥ in every run" in t.get_text() for t in refused.axes[0].get_legend().get_texts())
+    assert "PTR, b = 0.001: ⊥ in every run" in legend_entries(refused)
