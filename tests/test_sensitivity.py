@@ -244,6 +244,17 @@ def test_chunk_answers_generic_f_matches_groupby_and_fast_path(ages):
     assert clipped.min() >= 38 and clipped.max() <= 39 and (clipped == 38).any()
 
 
+def test_saa_figure_chunk_stds_equal_chunk_answers_with_np_std():
+    from dp_lib.plotting.sensitivity import _adult_ages_and_ids, _chunk_stds
+
+    ages, ids = _adult_ages_and_ids()
+    for k in (1, 10, 1000, 10_000, 40_000):  # 10,000 and 40,000 leave some chunks empty: the midpoint
+        expected = chunk_answers(ages, np.std, k, 0.0, 50.0, keys=ids)
+        got = _chunk_stds(ages, ids, k, 0.0, 50.0)
+        assert np.allclose(got, expected, rtol=1e-12, atol=1e-12), k
+    assert np.array_equal(_chunk_stds(ages, ids, 100, 5.0, 6.0), chunk_answers(ages, np.std, 100, 5.0, 6.0, keys=ids))
+
+
 def test_empty_chunks_get_the_default():
     x = np.array([10.0, 20.0, 30.0])
     answers = chunk_answers(x, "mean", 3, 0, U, keys=[5, 5, 5], default=7.0)
