@@ -170,6 +170,7 @@ class SueVsOuePlot(LivePlot):
         # the x-axis label names n_surveys only: a figure text in the background (the view), where the axis
         # would put it (centred under the axes, its top 4 pt below the tick labels), not redrawn per move
         self.xlabel = self.fig.text(0.58, 22.8333 / 400, " ", ha="center", va="top")
+        ax.xaxis.set_label_coords(0.5, 0.0)  # its own label stays empty: fixed, so no draw measures where it goes
         ax.set_title(" ", pad=22)
         # the legend of the old figure, its names drawn once (the background): only "(p = …, q = …)" after
         # SUE and OUE changes, drawn right after the name; the columns leave room for it (it has a fixed width)
