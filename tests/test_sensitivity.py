@@ -244,6 +244,17 @@ def test_chunk_answers_generic_f_matches_groupby_and_fast_path(ages):
     assert clipped.min() >= 38 and clipped.max() <= 39 and (clipped == 38).any()
 
 
+def test_saa_figure_chunk_stds_equal_chunk_answers_with_np_std():
+    from dp_lib.plotting.sensitivity import _adult_ages_and_ids, _chunk_stds
+
+    ages, ids = _adult_ages_and_ids()
+    for k in (1, 10, 1000, 10_000, 40_000):  # 10,000 and 40,000 leave some chunks empty: the midpoint
+        expected = chunk_answers(ages, np.std, k, 0.0, 50.0, keys=ids)
+        got = _chunk_stds(ages, ids, k, 0.0, 50.0)
+        assert np.allclose(got, expected, rtol=1e-12, atol=1e-12), k
+    assert np.array_equal(_chunk_stds(ages, ids, 100, 5.0, 6.0), chunk_answers(ages, np.std, 100, 5.0, 6.0, keys=ids))
+
+
 def test_empty_chunks_get_the_default():
     x = np.array([10.0, 20.0, 30.0])
     answers = chunk_answers(x, "mean", 3, 0, U, keys=[5, 5, 5], default=7.0)
@@ -344,11 +355,20 @@ def test_slider_figure_defaults_and_invalid_settings():
 
     from dp_lib.plotting import plot_mechanism_comparison
 
+    def legend_entries(fig):  # the legend shows each name; the rest of its entry is a text drawn right after it
+        from matplotlib.text import Annotation
+
+        names = [t.get_text() for t in fig.legends[0].get_texts()]
+        rest = [a for a in fig.artists if isinstance(a, Annotation)]
+        assert all(a.xycoords is t for a, t in zip(rest, fig.legends[0].get_texts()))
+        return [name + a.get_text() for name, a in zip(names, rest)]
+
     fig = plot_mechanism_comparison()
     assert isinstance(fig, Figure) and len(fig.axes) == 1
-    assert len(fig.axes[0].get_legend().get_texts()) == 4
+    entries = legend_entries(fig)
+    assert len(entries) == 4 and entries[1] == "PTR, b = 0.005: median 0.0179 %"
     for bad in ({"epsilon": 0.0}, {"bound": -1.0}, {"k": 0}, {"k": 10**6}, {"k": 2.5}):
         with pytest.raises(ValueError):  # the slider shows the message (dp_lib.widgets.figure_or_message)
             plot_mechanism_comparison(**bad)
     refused = plot_mechanism_comparison(bound=0.001)  # below u/n: PTR answers ⊥ every time
-    assert any("⊥ in every run" in t.get_text() for t in refused.axes[0].get_legend().get_texts())
+    assert "PTR, b = 0.001: ⊥ in every run" in legend_entries(refused)

@@ -23,11 +23,13 @@ from ..local import (
 from ..mechanisms import laplace_mech
 from ..random import make_rng
 from ..validation import check_epsilon, check_finite_array, check_int
+from .live import LivePlot, nice_ceiling
+from .sensitivity import _decade_ticks, _fixed_layout
 from .style import OKABE_ITO, book_style, new_figure
 
 __all__ = [
-    "OCCUPATIONS", "occupation_counts", "plot_estimates_vs_normal", "plot_unary_histogram",
-    "plot_sue_vs_oue", "plot_protocol_choice", "plot_local_vs_central",
+    "OCCUPATIONS", "occupation_counts", "plot_estimates_vs_normal", "plot_unary_histogram", "UnaryHistogramPlot",
+    "plot_sue_vs_oue", "SueVsOuePlot", "plot_protocol_choice", "plot_local_vs_central",
 ]
 
 def _valid_pq(p, q) -> bool:
@@ -52,7 +54,66 @@ def plot_estimates_vs_normal(estimates, true_count, variance, *, title="", xlabe
     return fig
 
 
-@book_style
+class UnaryHistogramPlot(LivePlot):
+    """The p/q slider figure of Chapter 7 (``plot_unary_histogram``), built once and updated per move.
+
+    Grey bars: the true occupation counts (drawn once); blue bars with ±2 std
+    error bars: one survey's estimates. The x-axis follows the error bars, as
+    in the old figure, but on a ladder (the view): its right end is the
+    1, 2, 5 × 10^k step at or above the largest count and bar end, its left
+    end 0 when no error bar reaches below 0, else minus such a step (at least
+    2 % of the right end), each with 3 % of the span to spare. Across the
+    whole slider range that gives under 20 views. Fixed axes position.
+
+    Defined in: chapters/07_local_dp.ipynb
+    """
+
+    def build(self):
+        from matplotlib.figure import Figure
+
+        counts = occupation_counts()
+        self.counts, self.order = counts, counts.sort_values().index
+        self.n = int(counts.sum())
+        y = np.arange(len(self.order))
+        self.fig = Figure(figsize=(8.0, 4.2))  # fixed position: the labels never change, and a redraw is faster
+        ax = self.ax = self.fig.add_axes((0.17, 0.12, 0.8, 0.8))
+        ax.barh(y + 0.2, counts[self.order], height=0.4, color=OKABE_ITO["black"], alpha=0.35, label="true count")
+        ax.set_yticks(y, self.order, fontsize=8)
+        low, high = -0.4, y.size - 1 + 0.4  # the bars' extent, and the 5 % margins autoscaling gave: fixed
+        ax.set(xlabel="number of respondents", title=" ", ylim=(low - 0.05 * (high - low), high + 0.05 * (high - low)))
+        zeros = np.zeros(y.size)
+        self.bars = ax.barh(y - 0.2, zeros, height=0.4, xerr=zeros, color=OKABE_ITO["blue"], error_kw={"lw": 0.8},
+                            label="estimate ± 2 std")
+        (self.errorbars,) = self.bars.errorbar.lines[2]  # the LineCollection of the ±2 std bars
+        self.y = y - 0.2
+        ax.legend(loc="lower right", fontsize=8)
+        self.changing = [*self.bars.patches, self.errorbars, ax.title]
+
+    def update(self, p=0.75, q=0.25, seed=2024):
+        if not _valid_pq(p, q):
+            raise ValueError(f"p and q must satisfy 0 < q < p < 1 (got p = {p!r}, q = {q!r}): with p ≤ q a "
+                             "reported 1 is no more likely for the true value than for any other, so "
+                             "(C − nq)/(p − q) is undefined. Move p above q.")
+        counts, order, n = self.counts, self.order, self.n
+        est = debias_counts(unary_perturb_counts(counts, p, q, rng=make_rng(seed)), n, p, q)
+        sd = np.sqrt(unary_variance(n, p, q, count=counts.to_numpy()))
+        est_sorted = np.asarray(est[order], dtype=float)
+        err = 2 * np.asarray(pd.Series(sd, counts.index)[order], dtype=float)
+        for rect, width in zip(self.bars.patches, est_sorted):
+            rect.set_width(width)
+        self.errorbars.set_segments(np.stack([np.column_stack([est_sorted - err, self.y]),
+                                              np.column_stack([est_sorted + err, self.y])], axis=1))
+        self.ax.title.set_text(f"unary encoding, p = {p:.2f}, q = {q:.2f}:  ε = {unary_epsilon(p, q):.2f},  "
+                               f"std of a count ≈ {math.sqrt(unary_variance(n, p, q)):,.0f}")
+        # the axis follows the error bars (room for negative estimates only when they occur), on a ladder
+        low, high = float(np.min(est - 2 * sd)), max(float(counts.max()), float(np.max(est + 2 * sd)))
+        right = nice_ceiling(high)
+        left = 0.0 if low >= 0 else -nice_ceiling(max(-low, 0.02 * right))
+        span = right - left
+        self.ax.set_xlim(left - 0.03 * span, right + 0.03 * span)
+        return left, right
+
+
 def plot_unary_histogram(p=0.75, q=0.25, seed=2024):
     """The p/q slider figure: true vs estimated occupation counts from unary encoding.
 
@@ -60,37 +121,92 @@ def plot_unary_histogram(p=0.75, q=0.25, seed=2024):
     ``unary_perturb_counts`` from ``make_rng(seed)``; error bars are ±2 exact
     standard deviations. ε = ln(p(1-q)/((1-p)q)) is shown in the title. An
     unusable pair (p <= q, or p, q outside (0, 1)) raises ``ValueError`` saying
-    why (the slider shows that message instead of the figure).
+    why (the slider shows that message instead of the figure). Built by ``UnaryHistogramPlot``.
 
     Defined in: chapters/07_local_dp.ipynb
     """
-    if not _valid_pq(p, q):
-        raise ValueError(f"p and q must satisfy 0 < q < p < 1 (got p = {p!r}, q = {q!r}): with p ≤ q a reported 1 "
-                         "is no more likely for the true value than for any other, so (C − nq)/(p − q) is "
-                         "undefined. Move p above q.")
-    counts = occupation_counts()
-    order = counts.sort_values().index
-    y = np.arange(len(order))
-    fig, ax = new_figure(width=8.0, height=4.2)
-    fig.set_layout_engine("none")  # fixed position: the labels never change, and a redraw is faster
-    ax.set_position([0.17, 0.12, 0.8, 0.8])
-    ax.barh(y + 0.2, counts[order], height=0.4, color=OKABE_ITO["black"], alpha=0.35, label="true count")
-    ax.set_yticks(y, order, fontsize=8)
-    n = int(counts.sum())
-    est = debias_counts(unary_perturb_counts(counts, p, q, rng=make_rng(seed)), n, p, q)
-    sd = np.sqrt(unary_variance(n, p, q, count=counts.to_numpy()))
-    # the axis follows the error bars (room for negative estimates only when they occur)
-    left, right = min(0.0, float(np.min(est - 2 * sd))), max(float(counts.max()), float(np.max(est + 2 * sd)))
-    ax.set(xlabel="number of respondents", xlim=(left - 0.03 * (right - left), right + 0.03 * (right - left)))
-    ax.barh(y - 0.2, est[order], height=0.4, xerr=2 * pd.Series(sd, counts.index)[order],
-            color=OKABE_ITO["blue"], error_kw={"lw": 0.8}, label="estimate ± 2 std")
-    ax.set_title(f"unary encoding, p = {p:.2f}, q = {q:.2f}:  ε = {unary_epsilon(p, q):.2f},  "
-                 f"std of a count ≈ {math.sqrt(unary_variance(n, p, q)):,.0f}")
-    ax.legend(loc="lower right", fontsize=8)
-    return fig
+    return UnaryHistogramPlot().figure(p=p, q=q, seed=seed)
 
 
-@book_style
+plot_unary_histogram.live = UnaryHistogramPlot
+
+
+class SueVsOuePlot(LivePlot):
+    """The ε slider figure of Chapter 7 (``plot_sue_vs_oue``), built once and updated per move.
+
+    Per occupation, the standard deviation of the estimates over ``n_surveys``
+    simulated surveys (dots) and the exact one (black ticks), for SUE and OUE.
+    As in the old figure, the x-axis is linear and fitted to the exact
+    standard deviations at this ε, so it changes with every ε: the x-axis
+    (ticks, tick labels, vertical grid lines) is one of the changing artists
+    and is drawn with the dots on every move: moving ε needs no new view. The
+    y-axis (the 14 occupation names) stays in the background, and so does the
+    x-axis label, which names ``n_surveys`` (the view). Fixed axes position.
+
+    Defined in: chapters/07_local_dp.ipynb
+    """
+
+    def build(self):
+        from matplotlib.backends.backend_agg import RendererAgg
+        from matplotlib.figure import Figure
+        from matplotlib.font_manager import FontProperties
+        from matplotlib.lines import Line2D
+        from matplotlib.text import Annotation
+
+        counts = occupation_counts()
+        self.n, self.c = int(counts.sum()), counts.to_numpy()
+        self.fig = Figure(figsize=(7.5, 4.0))  # fixed position: the labels never change, and a redraw is faster
+        ax = self.ax = self.fig.add_axes((0.19, 0.13, 0.78, 0.7))
+        y = np.arange(self.c.size)
+        zeros = np.zeros(y.size)
+        self.lines = []  # (simulated dots, exact ticks) for SUE, then OUE
+        for shift, color in ((0.15, OKABE_ITO["orange"]), (-0.15, OKABE_ITO["blue"])):
+            (dots,) = ax.plot(zeros, y + shift, "o", color=color, ms=6)
+            (ticks,) = ax.plot(zeros, y + shift, "|", color=OKABE_ITO["black"], ms=10)
+            self.lines.append((dots, ticks))
+        ax.set_yticks(y, OCCUPATIONS, fontsize=8)
+        low, high = -0.15, y.size - 1 + 0.15
+        ax.set_ylim(low - 0.05 * (high - low), high + 0.05 * (high - low))  # what autoscaling gave: fixed
+        # the x-axis label names n_surveys only: a figure text in the background (the view), where the axis
+        # would put it (centred under the axes, its top 4 pt below the tick labels), not redrawn per move
+        self.xlabel = self.fig.text(0.58, 22.8333 / 400, " ", ha="center", va="top")
+        ax.xaxis.set_label_coords(0.5, 0.0)  # its own label stays empty: fixed, so no draw measures where it goes
+        ax.set_title(" ", pad=22)
+        # the legend of the old figure, its names drawn once (the background): only "(p = …, q = …)" after
+        # SUE and OUE changes, drawn right after the name; the columns leave room for it (it has a fixed width)
+        exact = Line2D([], [], ls="none", marker="|", color=OKABE_ITO["black"], ms=10)
+        after = RendererAgg(1, 1, self.fig.dpi).get_text_width_height_descent(
+            " (p = 0.000, q = 0.000)", FontProperties(size=8), ismath=False)[0] * 72 / self.fig.dpi / 8  # in ems
+        legend = self.fig.legend([dots for dots, _ in self.lines] + [exact], ["SUE", "OUE", "exact formula"],
+                                 fontsize=8, loc="lower center", bbox_to_anchor=(0.58, 0.83), ncol=3, frameon=False,
+                                 columnspacing=2.0 + after)
+        legend.set_zorder(2)  # drawn before the texts that continue its names (zorder 3)
+        self.after_names = [self.fig.add_artist(Annotation(" ", (1, 0), xycoords=name, va="bottom", fontsize=8))
+                            for name in legend.get_texts()[:2]]
+        # the x-axis moves with ε; the y-axis (drawn with it at zorder 0.5 by default) does not: put it just
+        # below, so that it stays in the background (the two grids cross in the same colour: the order is invisible)
+        ax.yaxis.set_zorder(0.4)
+        self.changing = [ax.xaxis, *(a for pair in self.lines for a in pair), ax.title, *self.after_names]
+
+    def update(self, epsilon=math.log(9), seed=2024, n_surveys=500):
+        eps = check_epsilon(epsilon)
+        n_surveys = check_int(n_surveys, "n_surveys", minimum=2)
+        n, c, rng = self.n, self.c, make_rng(seed)
+        ratio = unary_variance(n, *sue_params(eps)) / unary_variance(n, *oue_params(eps))
+        exact = []
+        for (dots, ticks), text, params in zip(self.lines, self.after_names, (sue_params(eps), oue_params(eps))):
+            errors = debias_counts(unary_perturb_counts(c, *params, rng=rng, size=n_surveys), n, *params) - c
+            dots.set_xdata(errors.std(axis=0, ddof=1))
+            exact.append(np.sqrt(unary_variance(n, *params, count=c)))
+            ticks.set_xdata(exact[-1])
+            text.set_text(f" (p = {params[0]:.3f}, q = {params[1]:.3f})")
+        exact = np.concatenate(exact)
+        self.ax.set_xlim(0.85 * exact.min(), 1.15 * exact.max())  # linear and fitted: the SUE/OUE gap fills the width
+        self.ax.title.set_text(f"SUE vs OUE at ε = {eps:.2f}: count-free variance ratio SUE/OUE = {ratio:.2f}")
+        self.xlabel.set_text(f"standard deviation of the estimated count ({n_surveys} surveys)")
+        return n_surveys
+
+
 def plot_sue_vs_oue(epsilon=math.log(9), seed=2024, n_surveys=500):
     """The ε slider figure: SUE vs OUE on the occupation counts at the same ε.
 
@@ -98,35 +214,14 @@ def plot_sue_vs_oue(epsilon=math.log(9), seed=2024, n_surveys=500):
     ``n_surveys`` simulated surveys (dots, drawn with ``unary_perturb_counts``
     from ``make_rng(seed)``) against the exact formula (black ticks). The
     x-axis is linear and fitted to the exact standard deviations at this ε,
-    so the gap between the two protocols fills the width.
+    so the gap between the two protocols fills the width. Built by ``SueVsOuePlot``.
 
     Defined in: chapters/07_local_dp.ipynb
     """
-    eps = check_epsilon(epsilon)
-    n_surveys = check_int(n_surveys, "n_surveys", minimum=2)
-    counts = occupation_counts()
-    n, c = int(counts.sum()), counts.to_numpy()
-    rng = make_rng(seed)
-    fig, ax = new_figure(width=7.5, height=4.0)
-    fig.set_layout_engine("none")  # fixed position: the labels never change, and a redraw is faster
-    ax.set_position([0.19, 0.13, 0.78, 0.7])
-    y = np.arange(c.size)
-    ratio = unary_variance(n, *sue_params(eps)) / unary_variance(n, *oue_params(eps))
-    for shift, name, params, color in ((0.15, "SUE", sue_params(eps), OKABE_ITO["orange"]),
-                                       (-0.15, "OUE", oue_params(eps), OKABE_ITO["blue"])):
-        errors = debias_counts(unary_perturb_counts(c, *params, rng=rng, size=n_surveys), n, *params) - c
-        ax.plot(errors.std(axis=0, ddof=1), y + shift, "o", color=color, ms=6,
-                label=f"{name} (p = {params[0]:.3f}, q = {params[1]:.3f})")
-        ax.plot(np.sqrt(unary_variance(n, *params, count=c)), y + shift, "|", color=OKABE_ITO["black"], ms=10)
-    ax.plot([], [], "|", color=OKABE_ITO["black"], ms=10, label="exact formula")
-    ax.set_yticks(y, OCCUPATIONS, fontsize=8)
-    exact = np.concatenate([np.sqrt(unary_variance(n, *params, count=c)) for params in (sue_params(eps), oue_params(eps))])
-    ax.set(xlim=(0.85 * exact.min(), 1.15 * exact.max()),  # linear and fitted: the SUE/OUE gap fills the width
-           xlabel=f"standard deviation of the estimated count ({n_surveys} surveys)",
-           )
-    ax.set_title(f"SUE vs OUE at ε = {eps:.2f}: count-free variance ratio SUE/OUE = {ratio:.2f}", pad=22)
-    ax.legend(fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False)
-    return fig
+    return SueVsOuePlot().figure(epsilon=epsilon, seed=seed, n_surveys=n_surveys)
+
+
+plot_sue_vs_oue.live = SueVsOuePlot
 
 
 @book_style
@@ -177,6 +272,7 @@ def plot_local_vs_central(epsilon=math.log(3), k=14, seed=2024, n_surveys=300):
     }
     colors = [OKABE_ITO[c] for c in ("orange", "green", "blue", "vermillion")]
     fig, ax = new_figure(width=6.5, height=4.0)
+    _fixed_layout(fig, left=0.0889, bottom=0.1192, right=0.9936, top=0.9397)
     for (label, line), color in zip(exact.items(), colors):
         ax.plot(ns, line, color=color, label=label)
     for n in 10 ** np.arange(2, 8):
@@ -194,5 +290,6 @@ def plot_local_vs_central(epsilon=math.log(3), k=14, seed=2024, n_surveys=300):
     ax.plot([], [], "o", color="grey", ms=5, label=f"simulated ({n_surveys} surveys)")
     ax.set(xscale="log", yscale="log", xlabel="number of respondents n", ylabel="std of one estimated count",
            title=f"local vs central, ε = {eps:.2f}")
+    _decade_ticks(ax)
     ax.legend(fontsize=8)
     return fig
