@@ -253,11 +253,17 @@ def _tradeoff_rows(epsilons=(0.03, 0.1, 1.0), iterations=(1, 2, 5, 10, 20, 50, 1
 
 @lru_cache(maxsize=1)
 def _stored_runs():
-    """{(ε, k, C, seed): accuracy} read from ``TRADEOFF_TABLE`` (floats written with repr: read back exactly)."""
+    """{(ε, k, C, seed): accuracy} read from ``TRADEOFF_TABLE`` (floats written with repr: read back exactly).
+
+    Without the file every run is trained (slower, same figure).
+    """
     import csv
 
-    with open(TRADEOFF_TABLE, newline="") as f:
-        rows = list(csv.reader(f))
+    try:
+        with open(TRADEOFF_TABLE, newline="") as f:
+            rows = list(csv.reader(f))
+    except FileNotFoundError:
+        return {}
     assert tuple(rows[0]) == TRADEOFF_COLUMNS, f"{TRADEOFF_TABLE} has columns {rows[0]}"
     return {(float(e), int(k), float(c), int(s)): float(a) for e, k, c, s, a in rows[1:]}
 
