@@ -115,29 +115,15 @@ class PrivateTrainingPlot(LivePlot):
         self.changing = [self.plain, self.clipped, self.private, self.below, self.legend_short, self.legend_long,
                          left.title, self.signal, self.noise, self.legend_right]
 
-    _last = (None, None)  # (setting, its private run): the figure's first update repeats the constructor's
-
     def update(self, epsilon=1.0, iterations=20, clip_norm=1.5, seed=2024):
-        setting = (epsilon, iterations, clip_norm, seed)
-        if self._last[0] == setting:  # the same setting gives the same run (make_rng(seed)): train once
-            return self.show(epsilon, iterations, clip_norm, run=self._last[1])
-        run = self._private_run(epsilon, iterations, clip_norm, rng=make_rng(seed), delta=DELTA)
-        self._last = (setting, run)
+        try:
+            run = _cached_private_run(epsilon, iterations, clip_norm, seed)
+        except TypeError:  # an unhashable argument: train without the cache (and let the checks name it)
+            run = _private_run(epsilon, iterations, clip_norm, rng=make_rng(seed), delta=DELTA)
         return self.show(epsilon, iterations, clip_norm, run=run)
 
-    @staticmethod
-    def _private_run(epsilon, iterations, clip_norm, *, rng, delta):
-        """(test accuracy after each iteration, noise norm per step) of one noisy-GD training."""
-        k = check_int(iterations, "iterations", minimum=1, maximum=MAX_ITERATIONS)
-        c = check_positive(clip_norm, "clip_norm")
-        d = _data()
-        _, history = noisy_gradient_descent(d.X_train, d.y_train, epsilon, delta, k, c, rng=rng,
-                                            learning_rate=LEARNING_RATE)
-        private = accuracy(history.filter(like="theta_").to_numpy(), d.X_test, d.y_test)
-        return private, history["sigma"].iloc[0] * math.sqrt(d.X_train.shape[1]) / history["n_hat"].iloc[0]
-
     def show(self, epsilon, iterations, clip_norm, *, run):
-        """Put one training ``run`` (from ``_private_run``) and the plain curves into the artists; the view."""
+        """Put one training ``run`` (``_private_run``) and the plain curves into the artists; return the view."""
         k = check_int(iterations, "iterations", minimum=1, maximum=MAX_ITERATIONS)
         c = check_positive(clip_norm, "clip_norm")
         private, noise = run
@@ -174,6 +160,25 @@ class PrivateTrainingPlot(LivePlot):
         return xtop, bottom, top
 
 
+def _private_run(epsilon, iterations, clip_norm, *, rng, delta):
+    """(test accuracy after each iteration, noise norm per step) of one noisy-GD training."""
+    k = check_int(iterations, "iterations", minimum=1, maximum=MAX_ITERATIONS)
+    c = check_positive(clip_norm, "clip_norm")
+    d = _data()
+    _, history = noisy_gradient_descent(d.X_train, d.y_train, epsilon, delta, k, c, rng=rng,
+                                        learning_rate=LEARNING_RATE)
+    private = accuracy(history.filter(like="theta_").to_numpy(), d.X_test, d.y_test)
+    private.flags.writeable = False  # shared by the cache
+    return private, history["sigma"].iloc[0] * math.sqrt(d.X_train.shape[1]) / history["n_hat"].iloc[0]
+
+
+@lru_cache(maxsize=256, typed=True)  # typed: 1, 1.0 and True stay apart, so every new argument is checked
+def _cached_private_run(epsilon, iterations, clip_norm, seed):
+    """``_private_run`` with the noise from ``make_rng(seed)``: the same setting always gives the same run, so a
+    slider coming back to a setting (or a figure drawn at the constructor's defaults) does not train again."""
+    return _private_run(epsilon, iterations, clip_norm, rng=make_rng(seed), delta=DELTA)
+
+
 def plot_private_training(epsilon=1.0, iterations=20, clip_norm=1.5, seed=2024):
     """The slider figure of Chapter 6: test accuracy per iteration, private and not (``PrivateTrainingPlot``).
 
@@ -198,7 +203,7 @@ def private_training_figure(epsilon, iterations, clip_norm, *, rng, delta=DELTA)
     Defined in: chapters/08_private_learning.ipynb
     """
     plot = PrivateTrainingPlot()
-    run = plot._private_run(epsilon, iterations, clip_norm, rng=rng, delta=delta)
+    run = _private_run(epsilon, iterations, clip_norm, rng=rng, delta=delta)
     with mpl.rc_context(BOOK_STYLE):
         plot.show(epsilon, iterations, clip_norm, run=run)
     for artist in plot.changing:
