@@ -320,3 +320,29 @@ def test_slider_figure_refuses_invalid_settings(kwargs):
 
     with pytest.raises(ValueError):  # the slider shows the message (dp_lib.widgets.figure_or_message)
         plot_private_training(**kwargs)
+
+
+def test_iterations_tradeoff_table_is_what_the_code_gives():
+    """data/iterations_tradeoff.csv holds every run of plot_iterations_tradeoff's defaults; a sample retrains exactly."""
+    from dp_lib.plotting import learning as plots
+
+    stored = plots._stored_runs()
+    wanted = {(eps, k, 1.5, s) for eps in (0.03, 0.1, 1.0) for k in (1, 2, 5, 10, 20, 50, 100) for s in range(5)}
+    assert set(stored) == wanted
+    keys = sorted(stored)
+    for key in [keys[i] for i in (0, 23, 51, 79, 104)]:  # ε = 0.03, 0.1 and 1; k from 1 to 100
+        assert plots._tradeoff_run(*key) == stored[key], key
+    # the figure's means are the table's (no training) and equal a mean of fresh runs
+    assert plots._final_accuracy(0.1, 5, 1.5, range(5)) == np.mean([stored[(0.1, 5, 1.5, s)] for s in range(5)])
+
+
+def test_advanced_iteration_budget_is_the_bisection_on_advanced_epsilon():
+    from dp_lib.composition import advanced_epsilon
+
+    for eps, k, delta in [(0.95, 20, 1e-5), (0.095, 100, 1e-5), (9.5, 5, 1e-7), (0.5, 1000, 1e-6)]:
+        lo, hi = 0.0, min(eps, 50.0)
+        for _ in range(100):  # the definition: 100 halvings, each testing advanced_epsilon
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if advanced_epsilon(mid, k, delta / 2) <= eps else (lo, mid)
+        budget = iteration_budget(eps, delta, k, composition="advanced")
+        assert budget[0] == lo or budget[3] == "sequential", (eps, k, delta)
