@@ -13,7 +13,6 @@ from numbers import Real
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
 
 from ..data import OCCUPATIONS, load_adult, occupation_counts  # noqa: F401 (re-exported)
 from ..local import (
@@ -42,6 +41,8 @@ def plot_estimates_vs_normal(estimates, true_count, variance, *, title="", xlabe
 
     Defined in: chapters/07_local_dp.ipynb
     """
+    from scipy.stats import norm  # here, not at the top: importing scipy.stats costs every chapter about a second
+
     est = check_finite_array(estimates, "estimates", ndim=1, allow_empty=False)
     sd = math.sqrt(float(variance))
     x = np.linspace(true_count - 4.5 * sd, true_count + 4.5 * sd, 401)
