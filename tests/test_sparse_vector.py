@@ -247,3 +247,16 @@ def test_the_slider_figures_runs_are_sparse_vector_bit_for_bit(epsilon, threshol
         fast = _svt_runs(counts, float(threshold), epsilon, c, n_runs, seed)
         assert np.array_equal(fast, sparse_vector(counts, threshold, epsilon, c, rng=make_rng(seed), monotone=True,
                                                   size=n_runs))
+
+
+@pytest.mark.parametrize("epsilon", [1.0, 0.3])
+def test_the_loss_growth_figures_probabilities_are_svt_pattern_probability_bit_for_bit(epsilon):
+    """plot_svt_loss_growth writes the quadrature's integrand out in plain floats: the same numbers (to rounding)."""
+    from dp_lib.plotting.sparse_vector import _answered_pattern_probability
+
+    for m in (1, 4, 8):
+        pattern = np.r_[np.zeros(m, bool), np.ones(m, bool)]
+        for values in (np.r_[np.zeros(m), np.ones(m)], np.r_[np.ones(m), np.zeros(m)]):
+            for b_rho, b_nu, c in ((2 / epsilon, 2 / epsilon, None), (*svt_noise_scales(epsilon, m), m)):
+                assert _answered_pattern_probability(values, pattern, b_rho, b_nu) == pytest.approx(
+                    svt_pattern_probability(values, 0.0, pattern, b_rho, b_nu, c), rel=1e-12)

@@ -47,7 +47,7 @@ class SelectionDistributionsPlot(LivePlot):
         y = np.arange(self.counts.size)
         fig, axes = new_figure(1, 3, width=10.0, height=3.6, sharey=True)
         # fixed positions instead of constrained layout: the labels never change, and a redraw is twice as fast
-        fig.set_layout_engine("none")
+        fig.set_layout_engine(None)  # no layout pass, not even the one LivePlot runs at the defaults
         for i, ax in enumerate(axes):
             ax.set_position([0.215 + i * 0.262, 0.135, 0.24, 0.635])
         self.fig, self.axes = fig, axes
@@ -218,7 +218,9 @@ def plot_em_laplace(epsilon=1.0, sensitivity=1.0, *, true_answer=0.0, half_width
         right.axhline(level, color=OKABE_ITO["black"], lw=0.6, ls=":")
     right.set(title=f"privacy loss, q = {q:g} vs q′ = {q + d:g}", xlabel="output r",
               ylabel="ln p_q(r) − ln p_q′(r)", xlim=lim, ylim=(-1.3 * eps, 1.3 * eps))
-    right.legend(fontsize=8)
+    # where loc="best" puts it, for every ε and Δ (the picture scales with them): "best" would test ~30
+    # positions against the 8,001-point lines, a fifth of the figure's time
+    right.legend(fontsize=8, loc="center right")
     return fig
 
 
