@@ -274,6 +274,19 @@ def test_threshold_agrees_with_opendp():
         assert eps_map == pytest.approx(epsilon) and 0 < delta_map <= delta
 
 
+def test_the_bounding_figures_curves_are_the_rms_at_every_grid_point():
+    """plot_bounding_tradeoff's curves come from a bias table computed once: the same numbers as _rms, per ε."""
+    from dp_lib.plotting.contributions import L0_CURVES, LINF_GRID, _curves, _rms, expected_bounded_counts
+
+    true = expected_bounded_counts(30, 10_000)[:10]
+    rng = np.random.default_rng(10)
+    for epsilon in (0.1, 1.0, 1.7):
+        curves = _curves(epsilon)
+        for i in rng.choice(LINF_GRID.size, 5, replace=False):
+            for l0 in L0_CURVES:
+                assert curves[l0][i] == _rms(l0, int(LINF_GRID[i]), epsilon, true)
+
+
 # --- the production libraries ------------------------------------------------------------------------------------
 
 def test_pipeline_dp_matches_the_stated_noise(visits):

@@ -234,3 +234,29 @@ def test_pattern_probability_checks_its_mask():
         svt_pattern_probability([1.0, 2.0], 0.0, [1, 0], 1.0, 1.0)
     with pytest.raises(ValueError, match="more than c"):
         svt_pattern_probability([1.0, 2.0], 0.0, np.array([True, True]), 1.0, 1.0, c=1)
+
+
+@pytest.mark.parametrize("epsilon, threshold, c, n_runs, seed",
+                         [(0.5, 50, 3, 4000, 2024), (0.1, 30.0, 1, 500, 7), (4.0, 150, 10, 300, 2024)])
+def test_the_slider_figures_runs_are_sparse_vector_bit_for_bit(epsilon, threshold, c, n_runs, seed):
+    """plot_svt_countries rescales cached draws at scale 1: the same runs as sparse_vector from the same seed."""
+    from dp_lib.plotting.sparse_vector import _svt_runs, country_counts
+
+    _, counts = country_counts()
+    for _ in range(2):  # the second call reads the cache
+        fast = _svt_runs(counts, float(threshold), epsilon, c, n_runs, seed)
+        assert np.array_equal(fast, sparse_vector(counts, threshold, epsilon, c, rng=make_rng(seed), monotone=True,
+                                                  size=n_runs))
+
+
+@pytest.mark.parametrize("epsilon", [1.0, 0.3])
+def test_the_loss_growth_figures_probabilities_are_svt_pattern_probability_bit_for_bit(epsilon):
+    """plot_svt_loss_growth writes the quadrature's integrand out in plain floats: the same numbers (to rounding)."""
+    from dp_lib.plotting.sparse_vector import _answered_pattern_probability
+
+    for m in (1, 4, 8):
+        pattern = np.r_[np.zeros(m, bool), np.ones(m, bool)]
+        for values in (np.r_[np.zeros(m), np.ones(m)], np.r_[np.ones(m), np.zeros(m)]):
+            for b_rho, b_nu, c in ((2 / epsilon, 2 / epsilon, None), (*svt_noise_scales(epsilon, m), m)):
+                assert _answered_pattern_probability(values, pattern, b_rho, b_nu) == pytest.approx(
+                    svt_pattern_probability(values, 0.0, pattern, b_rho, b_nu, c), rel=1e-12)
