@@ -23,8 +23,7 @@ from ..mechanisms import laplace_mech
 from ..random import make_rng
 from ..validation import check_epsilon, check_finite_array, check_int
 from .live import LivePlot, nice_ceiling
-from .sensitivity import _decade_ticks, _fixed_layout
-from .style import OKABE_ITO, book_style, new_figure
+from .style import OKABE_ITO, book_style, decade_ticks, fixed_layout,  new_figure
 
 __all__ = [
     "OCCUPATIONS", "occupation_counts", "plot_estimates_vs_normal", "plot_unary_histogram", "UnaryHistogramPlot",
@@ -273,7 +272,7 @@ def plot_local_vs_central(epsilon=math.log(3), k=14, seed=2024, n_surveys=300):
     }
     colors = [OKABE_ITO[c] for c in ("orange", "green", "blue", "vermillion")]
     fig, ax = new_figure(width=6.5, height=4.0)
-    _fixed_layout(fig, left=0.0889, bottom=0.1192, right=0.9936, top=0.9397)
+    fixed_layout(fig, left=0.0889, bottom=0.1192, right=0.9936, top=0.9397)
     for (label, line), color in zip(exact.items(), colors):
         ax.plot(ns, line, color=color, label=label)
     for n in 10 ** np.arange(2, 8):
@@ -291,6 +290,6 @@ def plot_local_vs_central(epsilon=math.log(3), k=14, seed=2024, n_surveys=300):
     ax.plot([], [], "o", color="grey", ms=5, label=f"simulated ({n_surveys} surveys)")
     ax.set(xscale="log", yscale="log", xlabel="number of respondents n", ylabel="std of one estimated count",
            title=f"local vs central, ε = {eps:.2f}")
-    _decade_ticks(ax)
+    decade_ticks(ax)
     ax.legend(fontsize=8)
     return fig

@@ -26,7 +26,7 @@ from ..sensitivity import (
 )
 from ..validation import check_finite_array
 from .live import LivePlot, nice_ceiling
-from .style import OKABE_ITO, book_style, is_finite_number, new_figure
+from .style import OKABE_ITO, book_style, decade_ticks, fixed_layout,  is_finite_number, new_figure
 
 __all__ = [
     "plot_ls_leak",
@@ -68,7 +68,7 @@ def plot_ls_leak(releases_a, releases_b, *, centre, threshold, epsilon, success,
     hw = half_width or 6 * threshold
     edges = np.linspace(centre - hw, centre + hw, 81)
     fig, (left, right) = new_figure(1, 2)
-    _fixed_layout(fig, left=0.1035, bottom=0.149, right=0.9948, top=0.9247, wspace=0.1836)
+    fixed_layout(fig, left=0.1035, bottom=0.149, right=0.9948, top=0.9247, wspace=0.1836)
     left.hist(a, bins=edges, density=True, histtype="step", lw=1.5, color=OKABE_ITO["blue"], label=labels[0])
     left.hist(b, bins=edges, density=True, histtype="step", lw=1.5, color=OKABE_ITO["vermillion"], label=labels[1])
     left.axvspan(centre - threshold, centre + threshold, color=OKABE_ITO["yellow"], alpha=0.3,
@@ -104,14 +104,14 @@ def plot_ptr_refusal(epsilon=1.0, delta=None, *, n=32_561, upper=UPPER):
     t, t_slip = ptr_threshold(epsilon, delta), math.log(2 / delta) / (2 * epsilon)
     gamma = np.arange(0, int(2 * t) + 6)
     fig, (left, right) = new_figure(1, 2)
-    _fixed_layout(fig, left=0.0885, bottom=0.149, right=0.9948, top=0.9247, wspace=0.2018)
+    fixed_layout(fig, left=0.0885, bottom=0.149, right=0.9948, top=0.9247, wspace=0.2018)
     left.semilogy(gamma, 1 - ptr_bottom_probability(gamma, epsilon, delta), "o-", ms=3,
                   label=f"threshold ln(1/δ)/ε = {t:.1f}")
     left.semilogy(gamma, 1 - ptr_bottom_probability(gamma, epsilon, delta, threshold=t_slip), "s-", ms=3,
                   color=OKABE_ITO["vermillion"], label=f"slip ln(2/δ)/(2ε) = {t_slip:.1f}")
     left.axhline(delta / 2, color=OKABE_ITO["black"], ls=":", label="δ/2")
     left.set(title="chance that the test passes", xlabel="distance γ to an unsafe data set", ylabel="P[release]")
-    _decade_ticks(left)
+    decade_ticks(left)
     left.legend(fontsize=8)
     ls = upper / n
     ratio = np.linspace(1 - 10 / n, 1 + 60 / n, 701)  # b / (u/n): γ̂ grows by about 1 per 1/n
@@ -138,7 +138,7 @@ def plot_smooth_terms(epsilon=1.0, delta=None, *, n=32_561, small_n=50, upper=UP
     delta = 1 / ADULT_PUBLIC_SIZE_BOUND**2 if delta is None else delta
     beta = smooth_beta(epsilon, delta)
     fig, axes = new_figure(1, 2)
-    _fixed_layout(fig, left=0.091, bottom=0.149, right=0.9948, top=0.9234, wspace=0.1808)
+    fixed_layout(fig, left=0.091, bottom=0.149, right=0.9948, top=0.9234, wspace=0.1808)
     for ax, size in zip(axes, (n, small_n)):
         k = np.arange(size + 2)
         terms = log_smooth_sensitivity_terms(size, upper, beta, k) / math.log(10)
@@ -154,45 +154,6 @@ def plot_smooth_terms(epsilon=1.0, delta=None, *, n=32_561, small_n=50, upper=UP
         ax.legend(fontsize=8, loc="upper right" if size == n else "upper center",
                   bbox_to_anchor=(1.0, 0.9) if size == n else None)
     return fig
-
-
-def _fixed_layout(fig, *, left, bottom, right, top, wspace=0.2):
-    """Put the subplots where the constrained layout puts them for the chapter's figure, with no layout pass.
-
-    Speed: before drawing, a constrained layout measures every tick label,
-    title and legend of every axes, twice: about a third of the time of these
-    figures. Their labels have the same size at every setting the chapters
-    use, so the margins it found (in figure fractions) are written down here.
-    """
-    fig.set_layout_engine(None)
-    fig.subplots_adjust(left=left, bottom=bottom, right=right, top=top, wspace=wspace)
-
-
-_SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def _decade_label(value, _position=None) -> str:
-    """10^k as plain text with superscript digits (10³, 10⁻²), as the log axes' mathtext 10^k reads.
-
-    >>> _decade_label(1000.0), _decade_label(0.01), _decade_label(1.0), _decade_label(30.0)
-    ('10³', '10⁻²', '10⁰', '30')
-    """
-    exponent = round(math.log10(value)) if value > 0 else 0
-    return f"10{str(exponent).translate(_SUPERSCRIPTS)}" if math.isclose(value, 10.0**exponent) else f"{value:g}"
-
-
-def _decade_ticks(ax):
-    """On each log axis of ``ax``: decade ticks labelled 10³ in plain text, and no minor ticks.
-
-    Speed: matplotlib makes a tick object (with its label) for each minor tick,
-    2-9 × 10^k, and typesets each 10^k as mathtext; a constrained layout
-    measures them all, twice. Decade ticks and grid lines, labelled with
-    superscript digits, read the same at a fraction of the cost.
-    """
-    for axis in (ax.xaxis, ax.yaxis):
-        if axis.get_scale() == "log":
-            axis.set_major_formatter(FuncFormatter(_decade_label))
-            axis.set_minor_locator(NullLocator())
 
 
 def _chunk_stds(values, keys, k, lower, upper):
@@ -226,7 +187,7 @@ def plot_saa_tradeoff(epsilon=1.0, *, ks=(10, 20, 50, 100, 200, 500, 1000, 2000,
     ages, ids = _adult_ages_and_ids()
     ks = np.asarray(ks)
     fig, axes = new_figure(1, 2)
-    _fixed_layout(fig, left=0.0804, bottom=0.149, right=0.9948, top=0.9247, wspace=0.2066)
+    fixed_layout(fig, left=0.0804, bottom=0.149, right=0.9948, top=0.9247, wspace=0.2066)
     for ax, (name, lo, hi, truth) in zip(axes, [("mean", 0.0, 100.0, ages.mean()), ("std", 0.0, 50.0, ages.std())]):
         if name == "mean":
             bias = np.array([chunk_answers(ages, "mean", int(k), lo, hi, keys=ids).mean() - truth for k in ks])
@@ -238,7 +199,7 @@ def plot_saa_tradeoff(epsilon=1.0, *, ks=(10, 20, 50, 100, 200, 500, 1000, 2000,
         ax.loglog(ks, np.hypot(bias, noise), color=OKABE_ITO["black"], lw=2, label="RMSE")
         ax.set(title=f"f = {name} of a chunk, clipped to [{lo:g}, {hi:g}]", xlabel="number of chunks k",
                ylabel="years")
-        _decade_ticks(ax)
+        decade_ticks(ax)
         ax.legend(fontsize=8)
     return fig
 
