@@ -75,16 +75,24 @@ def _sliders_md(sliders, repeats) -> list[str]:
     def view(s):
         return f"{s['view_ms']:.0f}" if "view_ms" in s else "—"
 
+    def walk(s):
+        if "walk_median_ms" not in s:
+            return "—"
+        return f"{s['walk_median_ms']:.0f} / {s['walk_p95_ms']:.0f} ({s['walk_frames']})"
+
     rows = [[s["chapter"], f"`{s['function']}`", s["setting"], s["values"], f"{s['median_ms']:.0f}",
-             f"{s['build_median_ms']:.0f}", f"{s['max_ms']:.0f}", f"{s['cpu_median_ms']:.0f}", view(s), s["status"],
+             f"{s['build_median_ms']:.0f}", f"{s['max_ms']:.0f}", f"{s['cpu_median_ms']:.0f}", view(s), walk(s), s["status"],
              s["source"]] for s in sliders]
     out += _table(["chapter", "function", "setting", "values", "median (ms)", "of which build (ms)", "max (ms)",
-                   "CPU median (ms)", "first visit of a view (ms)", "status", "source"], rows)
+                   "CPU median (ms)", "first visit of a view (ms)", "grid walk CPU median / p95 (frames)", "status",
+                   "source"], rows)
     out += ["", "A slider figure (a `LivePlot`, dp_lib/plotting/live.py) is timed as a move: its `LiveFigure` "
             "goes to the setting from one grid step away (both views already drawn); build = the update "
             "(computation, artists' data), the rest = drawing the changing artists over the kept background "
             "and the PNG encode. The first visit of a view also draws the whole figure once: that column is the "
-            "CPU time of a fresh renderer's first frame. Other rows (static figures, plotting functions "
+            "CPU time of a fresh renderer's first frame. Grid walk: one fresh renderer through the slider's whole "
+            "grid (row-major), run first, so every setting is new and the figure's caches start cold: what a "
+            "first drag costs; a slider row passes only if this median is within the target too. Other rows (static figures, plotting functions "
             "without a `LivePlot`): the function, then `figure_png` (one Agg draw + zlib). Status uses the "
             "CPU median: the process CPU time, which leaves out the time other processes held the core on a "
             "shared machine (wall medians are shown beside it). End-to-end latency in JupyterLab: "
