@@ -231,9 +231,7 @@ class DpSgdPlot(LivePlot):
         self.sgd.set_data(epochs, sgd_acc)
         self.gd.set_ydata(gd_acc)
         labels = (f"DP-SGD, q = {q:g}, σ = {sigma:.2f}", f"full-batch noisy GD, σ/C = {gd_sigma:.2f}")
-        for artist, text, label in zip((self.sgd, self.gd), self.legend_texts, labels):
-            artist.set_label(label)
-            text.set_text(label)
+        self.relabel((self.sgd, self.gd), self.legend_texts, labels)
         left.title.set_text(f"ε = {epsilon:g}, δ = 1e-5")
         self.spent.set_data(epochs, spent)
         self.target.set_ydata([epsilon, epsilon])

@@ -115,9 +115,7 @@ class AveragingPlot(LivePlot):
         self.averaged.set_data(h_averaged)
         self.density.set_ydata(density)
         labels = (f"one at ε: std {sd_single:.2f}", f"mean of {k} at ε/k: std {sd_averaged:.2f}")
-        for artist, text, label in zip((self.single, self.averaged), self.legend_texts, labels):
-            artist.set_label(label)
-            text.set_text(label)
+        self.relabel((self.single, self.averaged), self.legend_texts, labels)
         left.title.set_text(f"same budget ε = {epsilon:g}, split {k} ways")
 
         k_max = max(K_MAX_AVERAGING, k)

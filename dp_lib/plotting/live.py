@@ -59,6 +59,13 @@ class LivePlot:
         """Put the numbers for ``setting`` into ``self.changing``; return the view (``None``: one view)."""
         raise NotImplementedError
 
+    @staticmethod
+    def relabel(artists, legend_texts, labels) -> None:
+        """Give ``artists`` new legend ``labels`` and show them in the legend's text artists (``legend.get_texts()``)."""
+        for artist, text, label in zip(artists, legend_texts, labels):
+            artist.set_label(label)
+            text.set_text(label)
+
     def freeze_layout(self) -> None:
         """Lay the figure out once, for the defaults, and keep the axes there (no layout pass per move)."""
         if self._frozen:
