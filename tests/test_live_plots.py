@@ -24,13 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _specs():
-    found = []
-    for path in sorted((ROOT / "chapters").glob("*.ipynb")):
-        for cell in json.loads(path.read_text())["cells"]:
-            spec = cell.get("metadata", {}).get("slider_frames")
-            if spec:
-                found.append(pytest.param(spec, id=f"{path.stem}:{spec['function'].rpartition('.')[2]}"))
-    return found
+    return [pytest.param(spec, id=f"{doc}:{spec['function'].rpartition('.')[2]}")
+            for doc, spec, _ in slider_frames.chapter_specs(ROOT)]
 
 
 SPECS = _specs()

@@ -21,14 +21,8 @@ SITE = ROOT / "_build" / "html"
 
 
 def _slider_specs():
-    found = []
-    for path in sorted((ROOT / "chapters").glob("*.ipynb")):
-        for cell in json.loads(path.read_text())["cells"]:
-            spec = cell.get("metadata", {}).get("slider_frames")
-            if spec:
-                found.append(pytest.param(path.stem, spec, "".join(cell["source"]),
-                                          id=f"{path.stem}:{spec['function'].rpartition('.')[2]}"))
-    return found
+    return [pytest.param(doc, spec, source, id=f"{doc}:{spec['function'].rpartition('.')[2]}")
+            for doc, spec, source in slider_frames.chapter_specs(ROOT)]
 
 
 SPECS = _slider_specs()

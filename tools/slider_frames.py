@@ -57,6 +57,17 @@ _HERE = Path(__file__).resolve().parent / "slider_frames_static"
 CACHE_DIR = Path(__file__).resolve().parents[1] / ".slider-frames-cache"
 
 
+def chapter_specs(root: Path = Path(__file__).resolve().parents[1]) -> list[tuple[str, dict, str]]:
+    """``(chapter stem, slider_frames spec, cell source)`` for every slider cell of the chapters, in order."""
+    found = []
+    for path in sorted((Path(root) / "chapters").glob("*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            spec = cell.get("metadata", {}).get("slider_frames")
+            if spec:
+                found.append((path.stem, spec, "".join(cell["source"])))
+    return found
+
+
 def resolve_function(dotted: str):
     """Import ``package.module.function`` and return the function."""
     module, _, name = dotted.rpartition(".")
