@@ -14,9 +14,18 @@ Samplers modelled (the documented formula, uniform grid -> output):
   [0, 2**52), output = true_answer + ``laplace_inverse_cdf(u, 0, scale)``.
 - ``"numpy"``: ``Generator.laplace(loc, scale)``: U = k/2**53, k in [1, 2**53),
   loc - scale*log(2 - U - U) for U >= 1/2, loc + scale*log(U + U) below.
+
+A replay is exact only if it uses the very logarithm the sampler used. The book's sampler calls
+``np.log`` and its replay calls the same function (``laplace_inverse_cdf``). numpy's
+``Generator.laplace`` calls the C library's ``log`` one value at a time, which ``np.log`` need not
+match: on CPUs with AVX-512, numpy's vectorised ``np.log`` differs from it in the last bit for about
+one input in 300. Its replay therefore calls ``math.log``, which is the C library's ``log``. Which
+doubles are reachable is thus a property of the platform's logarithm, not of the formula alone.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -41,6 +50,12 @@ def _check_index(k, low, high):
     return arr.astype(np.int64)
 
 
+def _c_log(x):
+    """The C library's natural logarithm, element by element (what numpy's samplers call)."""
+    x = np.asarray(x, dtype=float)
+    return np.fromiter(map(math.log, x.ravel()), dtype=float, count=x.size).reshape(x.shape)
+
+
 def laplace_output_at(k, true_answer, scale, sampler="dp_lib"):
     """The float that the Laplace mechanism outputs when its uniform has grid index k.
 
@@ -61,8 +76,17 @@ def laplace_output_at(k, true_answer, scale, sampler="dp_lib"):
 
     Examples
     --------
-    >>> float(laplace_output_at(2**51, 0.0, 1.0))  # u just above 1/2: noise -ln(1 - 2**-52)
-    2.2204460492503136e-16
+    The book's sampler and numpy's, replayed from the grid indices that their generators drew:
+
+    >>> from dp_lib import laplace_mech, make_rng
+    >>> k = make_rng(7).integers(0, 2**52, size=1000)
+    >>> y = laplace_mech([1.0] * 1000, sensitivity=1.0, epsilon=1.0, rng=make_rng(7))
+    >>> bool((laplace_output_at(k, 1.0, 1.0) == y).all())
+    True
+    >>> k = (make_rng(9).bit_generator.random_raw(1000) >> 11).astype(np.int64)  # numpy's 53-bit U
+    >>> z = make_rng(9).laplace(1.0, 1.0, size=1000)
+    >>> bool((laplace_output_at(k, 1.0, 1.0, sampler="numpy") == z).all())
+    True
     """
     low, high = _GRIDS[_check_sampler(sampler)]
     k = _check_index(k, low, high)
@@ -70,9 +94,10 @@ def laplace_output_at(k, true_answer, scale, sampler="dp_lib"):
     b = check_positive(scale, "scale")
     if sampler == "dp_lib":
         return loc + laplace_inverse_cdf((k + 0.5) * 2.0**-52, 0.0, b)
-    u = k * 2.0**-53
-    with np.errstate(divide="ignore"):
-        return np.where(u >= 0.5, loc - b * np.log(2.0 - u - u), loc + b * np.log(u + u))
+    u = k * 2.0**-53  # k >= 1: both logarithms' arguments lie in (0, 2)
+    above = u >= 0.5
+    t = _c_log(np.where(above, 2.0 - u - u, u + u))  # the C library's log, as numpy's sampler
+    return np.where(above, loc - b * t, loc + b * t)
 
 
 def laplace_reachable(released, true_answer, scale, sampler="dp_lib"):
