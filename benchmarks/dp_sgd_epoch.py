@@ -54,9 +54,10 @@ def main(argv=None):
     for q in (0.01, 256 / len(y), 0.05):
         steps = round(1 / q)
         rng = make_rng(0)
-        ms = 1000 * _cpu(lambda: minibatch_dp_sgd(X, y, 1.0, 1e-5, steps, 1.5, q=q, public_n=len(y), rng=rng),
+        ms = 1000 * _cpu(lambda q=q, steps=steps, rng=rng: minibatch_dp_sgd(X, y, 1.0, 1e-5, steps, 1.5, q=q,
+                                                                  public_n=len(y), rng=rng),
                          args.repeats)
-        loop_ms = 1000 * _cpu(lambda: _loop_epoch(X, y, q, steps, rng), 1)
+        loop_ms = 1000 * _cpu(lambda q=q, steps=steps, rng=rng: _loop_epoch(X, y, q, steps, rng), 1)
         rows.append({"q": round(q, 6), "steps": steps, "expected_batch": round(q * len(y), 1),
                      "epoch_cpu_ms": round(ms, 1), "python_loop_cpu_ms": round(loop_ms, 1),
                      "speedup": round(loop_ms / ms, 1)})

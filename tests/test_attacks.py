@@ -15,7 +15,7 @@ import pytest
 import dp_lib.attacks as attacks
 from dp_lib import (
     ADULT_PATH, equivalence_classes, guess_success_bound, hockey_stick_delta, link_records, load_adult,
-    make_rng, max_tpr, membership_attack, reconstruct_bits, subset_queries, subset_sum_answers,
+    max_tpr, membership_attack, reconstruct_bits, subset_queries, subset_sum_answers,
 )
 
 ROSTER_PATH = ADULT_PATH.with_name("public_roster.csv")

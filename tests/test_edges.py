@@ -181,7 +181,7 @@ def test_gaussian_sigma_states_the_delta_of_its_crossover():
     doc = dp.gaussian_sigma.__doc__
     assert "δ = 1e-5" in doc and "7.46 at δ = 1e-3" in doc and "9.85 at δ = 1e-10" in doc
     for delta, crossover in ((1e-3, 7.46), (1e-5, 8.42), (1e-10, 9.85)):
-        classic = lambda e: math.sqrt(2 * math.log(1.25 / delta)) / e  # noqa: E731
+        classic = lambda e, delta=delta: math.sqrt(2 * math.log(1.25 / delta)) / e  # noqa: E731
         assert dp.gaussian_delta(classic(crossover - 0.01), 1.0, crossover - 0.01) <= delta
         assert dp.gaussian_delta(classic(crossover + 0.01), 1.0, crossover + 0.01) > delta
 

@@ -17,7 +17,6 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-import dp_lib.local as local
 from dp_lib import (
     debias_counts, krr_estimate, krr_params, krr_perturb, krr_perturb_counts, krr_variance, make_rng,
     oue_params, randomized_response, rr_epsilon, rr_estimate_count, rr_variance, sue_params,

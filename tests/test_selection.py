@@ -45,8 +45,8 @@ def rnm_laplace_probabilities(scores, scale):
     out = []
     for i in range(u.size):
         others = np.delete(u, i)
-        def integrand(x):
-            return lap.pdf(x - u[i]) * np.prod(lap.cdf(x - others))
+        def integrand(x, ui=u[i], others=others):
+            return lap.pdf(x - ui) * np.prod(lap.cdf(x - others))
         value, _ = integrate.quad(integrand, u.min() - 60 * scale, u.max() + 60 * scale,
                                   points=list(u), limit=200, epsabs=1e-12)
         out.append(value)

@@ -22,9 +22,10 @@ import re
 
 from docutils import nodes
 
+from tools.i18n import PDF_SLIDER_NOTE, translator
+
 SLIDER_CALL = re.compile(r"\binteract(?:ive)?(?:_output|_figure)?\(")
 WIDGET_TEXT = re.compile(r"^\s*(?:interactive\(children=|\w*(?:Slider|Widget|Box)\(|VBox\(|HBox\()")
-from tools.i18n import PDF_SLIDER_NOTE, translator
 
 
 def _is_code_cell(node) -> bool:

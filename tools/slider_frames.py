@@ -37,7 +37,6 @@ import hashlib
 import html
 import importlib
 import inspect
-import io
 import itertools
 import json
 import os

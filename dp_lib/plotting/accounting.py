@@ -116,7 +116,7 @@ class TighterCompositionPlot(LivePlot):
         bounds = gaussian_composition_bounds(float(sigma))
         rdp = bounds["RDP (orders 2–256)"]
         left, right = self.axes
-        for (name, eps), bound_line, ratio_line in zip(bounds.items(), self.bounds_lines, self.ratio_lines):
+        for (_name, eps), bound_line, ratio_line in zip(bounds.items(), self.bounds_lines, self.ratio_lines):
             bound_line.set_ydata(eps)
             ratio_line.set_ydata(eps / rdp)
         left.title.set_text(f"σ = {sigma:g}: after {K_GRID[-1]:,} releases RDP gives ε = {rdp[-1]:.3g}")

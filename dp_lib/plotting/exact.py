@@ -52,7 +52,7 @@ class FloatLatticePlot(LivePlot):
         self.fig, ax = new_figure(width=8.0, height=2.6)
         self.ax = ax
         self.markers = []
-        for _, label, color, row in self.rows:
+        for _, _label, color, row in self.rows:
             missed = ax.scatter(steps, np.full(_WINDOW, row), s=30, facecolors="none", edgecolors="0.75")
             hit = ax.scatter(steps, np.full(_WINDOW, row), s=45, color=color, label=" ")
             self.markers.append((missed, hit))

@@ -8,7 +8,7 @@ from matplotlib.ticker import MaxNLocator
 from ..mechanisms import analytic_gaussian_sigma, laplace_mech, laplace_scale
 from ..noise import laplace_cdf, laplace_pdf
 from ..random import make_rng
-from ..validation import check_finite_array, check_int
+from ..validation import check_finite_array
 from .live import LivePlot, nice_ceiling
 from .style import OKABE_ITO, book_style, count_older_than_40, new_figure
 

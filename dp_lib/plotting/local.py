@@ -8,7 +8,6 @@ The slider figures work from the 14 per-occupation counts of the Adult data
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from numbers import Real
 
 import numpy as np

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import math
-from functools import lru_cache
 from numbers import Real
 
 import matplotlib as mpl
