@@ -72,6 +72,8 @@ def test_catalogs_hold_alt_texts_and_slider_text():
     ("Draw $x$ with `f`.", "用 `g` 抽取 $x$。", "code differ"),
     ("See {ref}`the proof <thm-x>`.", "见{ref}`证明 <thm-y>`。", "roles differ"),
     ("See {cite:p}`dwork2006`.", "见 {cite:p}`dwork2014`。", "roles differ"),
+    ("A share of {glue:text}`ch09_share:.2f`.", "比例为 0.90。", "roles differ"),  # glued number retyped
+    ("A share of {glue:text}`ch09_share:.2f`.", "比例为 {glue:text}`ch09_share:.1%`。", "roles differ"),  # format
     ("ε = {epsilon} here", "此处 ε = {eps}", "placeholders differ"),
     ("the noise is large", "the noise is large", "no Chinese"),
 ])
@@ -80,8 +82,10 @@ def test_the_check_catches_damage(msgid, msgstr, problem):
 
 
 def test_the_check_passes_a_good_translation_and_flags_fuzzy():
-    msgid = "See {ref}`the proof <thm-x>` of $x$ in `f` {cite:p}`dwork2006`, at ε = {epsilon}."
-    msgstr = "参见 $x$ 的{ref}`证明 <thm-x>`，见 `f` {cite:p}`dwork2006`，此时 ε = {epsilon}。"
+    msgid = ("See {ref}`the proof <thm-x>` of $x$ in `f` {cite:p}`dwork2006`, at ε = {epsilon}, "
+             "a share of {glue:text}`ch09_share:.2f`.")
+    msgstr = ("参见 $x$ 的{ref}`证明 <thm-x>`，见 `f` {cite:p}`dwork2006`，此时 ε = {epsilon}，"
+              "比例为 {glue:text}`ch09_share:.2f`。")
     assert message_problems(msgid, msgstr, fuzzy=False) == []
     assert message_problems(msgid, msgstr, fuzzy=True) == ["fuzzy"]
 
