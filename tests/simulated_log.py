@@ -14,7 +14,8 @@ C library's ``log``, the one numpy's own samplers (``Generator.laplace``) call, 
 changed one but not the other would model no real machine.
 
 ``sitecustomize_source()`` is a ``sitecustomize.py`` that installs it at interpreter start when the
-variable ``DP_BOOK_SIMULATED_LOG`` is ``1``: put the file's folder on ``PYTHONPATH`` and every Python
+variable ``DP_BOOK_SIMULATED_LOG`` is ``1`` (or names several functions, ``log,exp,log1p,expm1``, for an
+exploratory run: ARM's kernels differ from the C library in ``exp`` too): put the file's folder on ``PYTHONPATH`` and every Python
 process started with that environment (pytest, and the Jupyter kernels that nbval starts) runs on
 the simulated CPU. Importing this module changes nothing.
 """
@@ -23,7 +24,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-ENV_VAR = "DP_BOOK_SIMULATED_LOG"
+ENV_VAR = "DP_BOOK_SIMULATED_LOG"  # "1": log only; or a comma-separated list of FUNCTIONS
+FUNCTIONS = ("log", "exp", "log1p", "expm1", "log2", "log10")
 SHIFT = 5  # perturb inputs whose hash falls in the lowest 1/2**SHIFT of its range
 _GOLDEN = 0x9E3779B97F4A7C15  # Fibonacci hashing: the top bits of bits * golden spread the inputs
 
@@ -43,7 +45,7 @@ def perturbed(x, result):
         h = bits * np.uint64(_GOLDEN)  # wraps modulo 2**64 (intended)
     chosen = (h >> np.uint64(64 - SHIFT)) == 0
     up = ((h >> np.uint64(64 - SHIFT - 1)) & np.uint64(1)) == 1
-    chosen &= np.isfinite(out) & (out != 0)  # log(1) = 0 is exact on every machine
+    chosen &= np.isfinite(out) & (out != 0) & (bits != 0)  # log(1) = 0, exp(0) = 1: exact on every machine
     if not chosen.any():
         return result
     moved = np.where(up, np.nextafter(out, np.inf), np.nextafter(out, -np.inf))
@@ -54,23 +56,32 @@ def perturbed(x, result):
     return np.float64(new) if np.ndim(new) == 0 else new
 
 
-def install() -> None:
-    """Replace ``numpy.log`` by the simulated CPU's logarithm (idempotent)."""
+def install(functions=("log",)) -> None:
+    """Replace ``numpy.log`` (and any other of ``FUNCTIONS`` named) by the simulated CPU's version (idempotent)."""
     import numpy as np
 
-    if getattr(np.log, "_simulated", False):
-        return
-    real = np.log
+    for name in functions:
+        if name not in FUNCTIONS:
+            raise ValueError(f"functions must be among {FUNCTIONS}, got {name!r}")
+        real = getattr(np, name)
+        if getattr(real, "_simulated", False):
+            continue
+        setattr(np, name, _simulated(real, name))
 
-    def log(x, *args, **kwargs):
+
+def _simulated(real, name):
+    import numpy as np
+
+    def simulated(x, *args, **kwargs):
         if args or "out" in kwargs:  # an ``out=`` array may be ``x`` itself: keep the inputs
             x = np.array(x, dtype=np.float64, copy=True)
         return perturbed(x, real(x, *args, **kwargs))
 
-    log._simulated = True
-    log._real = real
-    log.__doc__ = "numpy's log, one ulp off on about 1 input in 2**SHIFT (tests/simulated_log.py)"
-    np.log = log
+    simulated._simulated = True
+    simulated._real = real
+    simulated.__name__ = name
+    simulated.__doc__ = f"numpy's {name}, one ulp off on about 1 input in 2**SHIFT (tests/simulated_log.py)"
+    return simulated
 
 
 def sitecustomize_source() -> str:
@@ -78,10 +89,11 @@ def sitecustomize_source() -> str:
     here = Path(__file__).resolve()
     return (
         "import os\n"
-        f"if os.environ.get({ENV_VAR!r}) == '1':\n"
+        f"_names = os.environ.get({ENV_VAR!r}, '')\n"
+        "if _names:\n"
         "    import importlib.util\n"
         f"    _spec = importlib.util.spec_from_file_location('_dp_book_simulated_log', {str(here)!r})\n"
         "    _mod = importlib.util.module_from_spec(_spec)\n"
         "    _spec.loader.exec_module(_mod)\n"
-        "    _mod.install()\n"
+        "    _mod.install(('log',) if _names == '1' else tuple(_names.split(',')))\n"
     )
