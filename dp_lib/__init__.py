@@ -55,7 +55,7 @@ from . import (accounting, aggregate, attacks, audit, composition, contributions
 
 __all__ = [*accounting.__all__, *aggregate.__all__, *attacks.__all__, *audit.__all__, *composition.__all__, *contributions.__all__, *data.__all__, *dp_sgd.__all__, *exact.__all__, *floating.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__, *quantiles.__all__, *random.__all__, *selection.__all__, *sensitivity.__all__, *svt.__all__, *unary.__all__, *widgets.__all__]
 
-__version__ = "0.2.0"
+__version__ = "0.3.0.dev0"
 
 def __getattr__(name):
     """Import ``dp_lib.plotting`` (and with it matplotlib) on first use, so that ``import dp_lib`` stays fast."""

@@ -1,4 +1,9 @@
-"""The UCI Adult census data with fake personal identifiers (``data/``), and its public codebook.
+"""The UCI Adult census data with fake personal identifiers, and its public codebook.
+
+The data files ship inside the package (``dp_lib/datasets/``, package data read
+through ``importlib.resources``), so ``load_adult()`` works from an installed
+wheel as well as from the repository; ``data/`` in the repository holds the
+scripts that write them and their provenance and licence (``data/README.md``).
 
 The codebook constants (``OCCUPATIONS``, ``MARITAL_STATUSES``) are public
 knowledge from the census documentation, never read off the data: they are
@@ -9,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -17,8 +23,11 @@ import pandas as pd
 __all__ = ["ADULT_PATH", "ADULT_SHA256", "ADULT_PUBLIC_SIZE_BOUND", "OCCUPATIONS", "MARITAL_STATUSES", "load_adult", "ssn_numbers",
            "occupation_counts", "marital_status_counts", "count_older_than_40"]
 
-ADULT_PATH = Path(__file__).resolve().parents[1] / "data" / "adult_with_pii.csv"
-#: SHA-256 of the shipped ``data/adult_with_pii.csv``; ``load_adult()`` refuses a file that differs.
+#: The shipped Adult file, ``dp_lib/datasets/adult_with_pii.csv`` (package data; its neighbours in that folder are the
+#: other data files: ``ADULT_PATH.with_name("public_roster.csv")``, ``"visits.csv"``, ``"dp_sgd_accuracy.csv"``,
+#: ``"iterations_tradeoff.csv"``). A real path: dp_lib is installed unzipped (a wheel always is).
+ADULT_PATH = Path(str(resources.files(__package__) / "datasets" / "adult_with_pii.csv")).resolve()
+#: SHA-256 of the shipped ``adult_with_pii.csv``; ``load_adult()`` refuses a file that differs.
 ADULT_SHA256 = "57c95bc5cd54056aee7bcb4e15e6c21c2c8491c3a83271e78258c634a79b1b3d"
 
 #: The public domain of ``Occupation``: the 14 values listed in the UCI documentation, in its order.
@@ -44,7 +53,8 @@ _COLUMNS = [
 ]
 _NUMERIC = ["Age", "fnlwgt", "Education-Num", "Capital Gain", "Capital Loss", "Hours per week"]
 _MAY_BE_MISSING = ("Workclass", "Occupation", "Country")  # "?" in the UCI file: missing by design
-_REBUILD = "rebuild it with `python data/make_adult_with_pii.py` from the repository root"
+_REBUILD = ("reinstall dp_lib, or in the repository rebuild it with `python data/make_adult_with_pii.py` "
+            "from the repository root")
 
 
 @lru_cache(maxsize=4)
@@ -85,7 +95,7 @@ def load_adult(path=None) -> pd.DataFrame:
 
     Parameters
     ----------
-    path : str or Path, optional; defaults to ``data/adult_with_pii.csv``.
+    path : str or Path, optional; defaults to the shipped file, ``ADULT_PATH``.
 
     Returns
     -------
