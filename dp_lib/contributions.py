@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .data import ADULT_PATH
 from .mechanisms import laplace_mech, laplace_scale
 from .noise import sample_laplace
 from .random import check_rng
@@ -32,7 +33,7 @@ __all__ = ["VISITS_PATH", "CATEGORIES", "simulate_visits", "load_visits", "bound
            "contribution_sensitivity", "contribution_envelope", "user_level_count", "user_level_sum", "partition_selection_threshold",
            "select_partitions", "pipeline_dp_release"]
 
-VISITS_PATH = Path(__file__).resolve().parents[1] / "data" / "visits.csv"
+VISITS_PATH = ADULT_PATH.with_name("visits.csv")  # shipped in dp_lib/datasets/, written by data/make_visits.py
 CATEGORIES = (["books", "music", "garden", "kitchen", "toys", "sport", "health", "beauty", "tools", "games"]
               + [f"niche-{i:02d}" for i in range(1, 21)])
 _WEIGHTS = np.r_[np.geomspace(1.0, 0.15, 10), np.geomspace(2e-3, 2e-5, 20)]
@@ -86,7 +87,7 @@ def load_visits(path=None) -> pd.DataFrame:
 
     Parameters
     ----------
-    path : str or Path, optional; defaults to ``data/visits.csv``.
+    path : str or Path, optional; defaults to the shipped file, ``VISITS_PATH``.
 
     Returns
     -------
