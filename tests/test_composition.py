@@ -13,9 +13,12 @@ from dp_lib import (
     BudgetExceededError,
     PrivacyAccountant,
     advanced_composition,
+    advanced_epsilon,
     laplace_mech,
     load_adult,
     make_rng,
+    optimal_composition_delta,
+    optimal_composition_epsilon,
     parallel_epsilon,
     parallel_histogram,
     sequential_delta,
@@ -75,6 +78,155 @@ def test_advanced_wins_at_small_epsilon_after_break_even():
     assert advanced_composition(0.1, 0.0, 1000, 1e-5)[0] < 0.3 * 1000 * 0.1
     # above ln 2 it never wins, however large k is
     assert advanced_composition(0.7, 0.0, 10**9, 1e-5)[0] > 10**9 * 0.7
+
+
+# ---------------------------------------------------------------- optimal composition (Kairouz, Oh & Viswanath 2015)
+
+
+def _tanh_bound(eps, k, delta):
+    """kε·tanh(ε/2) + ε·sqrt(2k ln(1/δ)): Azuma around the mean loss of ε-RR, ε·tanh(ε/2); a valid, looser bound."""
+    return k * eps * math.tanh(eps / 2) + eps * math.sqrt(2 * k * math.log(1 / delta))
+
+
+def test_optimal_composition_reference_values():
+    # DP_REFERENCE §14: k = 1000, ε = 1, δ' = 1e-5
+    k, eps, dlt = 1000, 1.0, 1e-5
+    assert round(optimal_composition_epsilon(eps, k, dlt), 2) == 577.83
+    assert round(_tanh_bound(eps, k, dlt), 2) == 613.86
+    assert round(advanced_epsilon(eps, k, dlt), 2) == 1870.02
+    assert round(advanced_composition(eps, 0.0, k, dlt)[0], 2) == 1870.02
+    assert k * eps == 1000
+    # the answer really holds, and a slightly smaller ε' does not
+    opt = optimal_composition_epsilon(eps, k, dlt)
+    assert optimal_composition_delta(eps, k, opt) <= dlt
+    assert optimal_composition_delta(eps, k, opt * (1 - 1e-8)) > dlt
+
+
+def _brute_force_delta(ratio, k, exp_eps_prime):
+    """δ(ε') of k-fold randomized response with e^ε = ``ratio`` and e^ε' = ``exp_eps_prime`` (Fractions), by
+    enumerating all 2^k output sequences: Σ_o max(0, P(o) - e^ε' Q(o))."""
+    from fractions import Fraction
+    from itertools import product
+
+    p = Fraction(ratio, ratio + 1)  # P answers "1" with p, Q with 1 - p
+    total = Fraction(0)
+    for outs in product((0, 1), repeat=k):
+        ones = sum(outs)
+        prob_p = p**ones * (1 - p) ** (k - ones)
+        prob_q = (1 - p) ** ones * p ** (k - ones)
+        total += max(Fraction(0), prob_p - exp_eps_prime * prob_q)
+    return total
+
+
+@pytest.mark.parametrize("ratio", [2, 3])
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 8])
+def test_optimal_composition_delta_matches_brute_force_enumeration(ratio, k):
+    # e^ε = 2 or 3 and e^ε' rational: the enumeration is exact; the library agrees to float precision
+    # (abs: at e^ε' = ratio^k, ln(ratio^k) and k·ln(ratio) differ in the last bit, leaving a δ of ~1e-16)
+    for exp_eps_prime in (1, 2, 3, 5, 7, 10, 30, 100, ratio**k, ratio**k + 1):
+        exact = _brute_force_delta(ratio, k, exp_eps_prime)
+        got = optimal_composition_delta(math.log(ratio), k, math.log(exp_eps_prime))
+        assert got == pytest.approx(float(exact), rel=1e-12, abs=1e-15)
+
+
+def test_optimal_composition_delta_matches_mpmath_at_epsilon_one():
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 50
+    k, eps = 30, 1
+    for eps_prime in (0, 0.5, 3, 10.25, 20, 29.5):
+        exact = mpmath.fsum(
+            mpmath.binomial(k, j) / (1 + mpmath.e**eps) ** k
+            * max(0, mpmath.e ** ((k - j) * eps) - mpmath.e ** (eps_prime + j * eps))
+            for j in range(k + 1))
+        assert optimal_composition_delta(1.0, k, eps_prime) == pytest.approx(float(exact), rel=1e-11)
+
+
+@pytest.mark.parametrize("eps", [0.01, 0.5, 1.0, 3.0])
+def test_optimal_composition_with_one_mechanism_is_epsilon(eps):
+    # k = 1: δ(ε') = 0 for ε' >= ε, and for ε' < ε it is (e^ε - e^ε')/(1 + e^ε) (one RR answer)
+    assert optimal_composition_delta(eps, 1, eps) == 0.0
+    assert optimal_composition_delta(eps, 1, 2 * eps) == 0.0
+    assert optimal_composition_delta(eps, 1, eps / 2) == pytest.approx(
+        (math.exp(eps) - math.exp(eps / 2)) / (1 + math.exp(eps)), rel=1e-12)
+    assert optimal_composition_epsilon(eps, 1, 0.0) == eps
+    dlt = 1e-6
+    expected = math.log(math.exp(eps) - dlt * (1 + math.exp(eps)))
+    assert optimal_composition_epsilon(eps, 1, dlt) == pytest.approx(expected, rel=2e-9)
+    assert optimal_composition_epsilon(eps, 1, dlt) <= eps
+
+
+@pytest.mark.parametrize("eps", [0.001, 0.01, 0.1, 0.5, 1.0, 2.0])
+@pytest.mark.parametrize("k", [1, 2, 10, 100, 1000, 10_000])
+@pytest.mark.parametrize("dlt", [1e-3, 1e-5, 1e-10])
+def test_optimal_composition_never_worse_than_basic_or_theorem_3_20(eps, k, dlt):
+    opt = optimal_composition_epsilon(eps, k, dlt)
+    assert 0.0 <= opt <= k * eps
+    assert opt <= advanced_epsilon(eps, k, dlt) * (1 + 1e-9)
+    assert opt <= _tanh_bound(eps, k, dlt) * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("eps, k", [(1.0, 1000), (0.1, 100), (0.5, 50), (0.01, 3000)])
+def test_optimal_composition_matches_dp_accounting_pld(eps, k):
+    # dp-accounting's PLD of the (ε, 0) dominating pair (randomized response), self-composed k times
+    pld_lib = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    from dp_accounting.pld.common import DifferentialPrivacyParameters
+
+    pld = pld_lib.from_privacy_parameters(DifferentialPrivacyParameters(eps, 0.0),
+                                          value_discretization_interval=1e-4).self_compose(k)
+    assert optimal_composition_epsilon(eps, k, 1e-5) == pytest.approx(pld.get_epsilon_for_delta(1e-5), rel=1e-6)
+    for eps_prime in (0.2 * k * eps, 0.5 * k * eps):
+        # the PLD rounds up and truncates its tails into δ (~1e-13 here): never below the exact value
+        ours, theirs = optimal_composition_delta(eps, k, eps_prime), pld.get_delta_for_epsilon(eps_prime)
+        assert ours == pytest.approx(theirs, rel=1e-4, abs=1e-12)
+        assert ours <= theirs * (1 + 1e-9) + 1e-15
+
+
+@pytest.mark.parametrize("eps", [1e-6, 0.001, 1.0, 50.0, 700.0, 1e4])
+def test_optimal_composition_large_k_is_finite(eps):
+    k = 100_000
+    for eps_prime in (0.0, 0.3 * k * eps, k * eps):
+        d = optimal_composition_delta(eps, k, eps_prime)
+        assert math.isfinite(d) and 0.0 <= d <= 1.0
+    opt = optimal_composition_epsilon(eps, k, 1e-5)
+    assert math.isfinite(opt) and 0.0 <= opt <= k * eps
+    assert optimal_composition_delta(eps, k, opt) <= 1e-5
+
+
+def test_optimal_composition_is_monotone():
+    eps_of_delta = [optimal_composition_epsilon(0.3, 200, d) for d in (1e-12, 1e-9, 1e-6, 1e-3, 0.1, 0.5)]
+    assert eps_of_delta == sorted(eps_of_delta, reverse=True)
+    eps_of_k = [optimal_composition_epsilon(0.3, k, 1e-6) for k in (1, 2, 5, 10, 100, 1000)]
+    assert eps_of_k == sorted(eps_of_k)
+    eps_of_eps = [optimal_composition_epsilon(e, 100, 1e-6) for e in (0.01, 0.05, 0.1, 0.5, 1.0)]
+    assert eps_of_eps == sorted(eps_of_eps)
+    deltas = [optimal_composition_delta(0.3, 200, ep) for ep in np.linspace(0, 60, 61)]
+    assert all(a >= b for a, b in zip(deltas, deltas[1:], strict=False))
+    assert deltas[-1] == 0.0  # ε' = kε: no loss exceeds it
+
+
+@pytest.mark.parametrize(
+    "func, args, name",
+    [
+        (optimal_composition_delta, (0.0, 10, 1.0), "epsilon"),
+        (optimal_composition_delta, (float("inf"), 10, 1.0), "epsilon"),
+        (optimal_composition_delta, ("1", 10, 1.0), "epsilon"),
+        (optimal_composition_delta, (1.0, 0, 1.0), "k"),
+        (optimal_composition_delta, (1.0, 2.0, 1.0), "k"),
+        (optimal_composition_delta, (1.0, True, 1.0), "k"),
+        (optimal_composition_delta, (1.0, 10**7, 1.0), "k"),
+        (optimal_composition_delta, (1.0, 10, -0.1), "epsilon_prime"),
+        (optimal_composition_delta, (1.0, 10, float("nan")), "epsilon_prime"),
+        (optimal_composition_delta, (1e308, 10, 1.0), "epsilon"),
+        (optimal_composition_epsilon, (-1.0, 10, 1e-5), "epsilon"),
+        (optimal_composition_epsilon, (1.0, -3, 1e-5), "k"),
+        (optimal_composition_epsilon, (1.0, 10, 1.0), "delta"),
+        (optimal_composition_epsilon, (1.0, 10, -1e-5), "delta"),
+        (optimal_composition_epsilon, (1.0, 10, None), "delta"),
+    ],
+)
+def test_optimal_composition_refuses(func, args, name):
+    with pytest.raises(ValueError, match=rf"^{name} "):
+        func(*args)
 
 
 # ---------------------------------------------------------------- accountant

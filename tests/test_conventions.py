@@ -147,6 +147,8 @@ EDGE_CALLS = {
     "parallel_epsilon": (dp.parallel_epsilon, dict(epsilons=[0.5, 0.25])),
     "advanced_composition": (dp.advanced_composition, dict(epsilon=0.1, delta=0.0, k=10, delta_prime=1e-5)),
     "advanced_epsilon": (dp.advanced_epsilon, dict(epsilon=0.1, k=10, delta_prime=1e-5)),
+    "optimal_composition_delta": (dp.optimal_composition_delta, dict(epsilon=0.1, k=10, epsilon_prime=0.5)),
+    "optimal_composition_epsilon": (dp.optimal_composition_epsilon, dict(epsilon=0.1, k=10, delta=1e-5)),
     "BudgetExceededError": None,  # an exception class
     "PrivacyAccountant": (lambda epsilon_budget, delta_budget, epsilon, value, sensitivity:
                           dp.PrivacyAccountant(epsilon_budget, delta_budget).laplace_mech(value, sensitivity, epsilon,
