@@ -37,9 +37,12 @@ def quantile_intervals(values, quantile, epsilon, lower, upper):
     ``exp(-ε·|i - quantile·n| / 2)``.
 
     Privacy: the score ``-|i - quantile·n|`` of a point with ``i`` data points below
-    it changes by at most 1 when one record is added or removed, so sampling a
-    piece with these probabilities (then a uniform point in it) is ε-DP for
-    add/remove-one neighbours.
+    it changes by at most max(q, 1 - q) <= 1 when one record is added or removed
+    (``i`` moves by 0 or 1, ``quantile·n`` by ``quantile``), so sampling a piece
+    with weights ``exp(ε·score/2)`` (then a uniform point in it) is ε-DP for
+    add/remove-one neighbours; in fact max(q, 1 - q)·ε-DP. The unhalved weight
+    ``exp(ε·score)`` would be ε-DP only for the median (2·max(q, 1 - q)·ε in
+    general).
 
     Defined in: chapters/04_exponential_mechanism.ipynb
 
@@ -82,7 +85,8 @@ def private_quantile(values, quantile, epsilon, lower, upper, *, rng):
     float in ``[lower, upper]``.
 
     Privacy: ε-DP for add/remove-one neighbours (exponential mechanism with
-    score sensitivity 1; McSherry & Talwar 2007, Smith 2011). Empty data gives
+    weights exp(ε·score/2), the score's sensitivity being max(q, 1 - q) <= 1;
+    McSherry & Talwar 2007, Smith 2011). Empty data gives
     a uniform point of the range, never an error.
 
     Defined in: chapters/04_exponential_mechanism.ipynb
