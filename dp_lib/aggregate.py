@@ -154,7 +154,8 @@ def sample_and_aggregate(values, f, k, lower, upper, epsilon, *, rng, keys=None,
     -------
     float, or an array of ``size`` floats.
 
-    Privacy: ε-DP for add/remove-one neighbours: one record changes one chunk
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    for add/remove-one neighbours: one record changes one chunk
     answer by at most upper - lower, the mean by (upper - lower)/k (parallel
     composition over disjoint, data-independent chunks).
 

@@ -516,7 +516,8 @@ class PrivacyAccountant:
         The arguments are checked first and the budget second, so neither a bad
         argument nor a refused charge spends anything or draws noise.
 
-        Privacy: ε-DP for the neighbouring relation ``sensitivity`` was computed for.
+        Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb; discrete_laplace_mech / snapping_mech are)
+        for the neighbouring relation ``sensitivity`` was computed for.
 
         Examples
         --------
@@ -563,8 +564,8 @@ def parallel_histogram(data, column, epsilon, *, rng, domain=None, size=None):
     ``size``, a DataFrame with one column per category and one row per run
     (a tuple ``size`` gives a numpy array of shape ``size + (bins,)``).
 
-    Privacy: ε-DP for add/remove-one neighbours: a record changes exactly one
-    count by 1 (L1 sensitivity 1), so by parallel composition each bin's
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    for add/remove-one neighbours: a record changes exactly one count by 1 (L1 sensitivity 1), so by parallel composition each bin's
     Lap(1/ε) noise costs ε in total. Under replace-one neighbours two counts
     change (L1 sensitivity 2): the same release is only 2ε-DP.
 

@@ -294,8 +294,9 @@ def user_level_count(df, user, partition, *, partitions, max_partitions, max_per
     -------
     pandas Series of noisy counts indexed by ``partitions``.
 
-    Privacy: ε-DP for user-level add/remove neighbours (all rows of one user):
-    L1 sensitivity L0·L∞ after bounding (Wilson et al. 2020).
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    for user-level add/remove neighbours (all rows of one user): L1 sensitivity L0·L∞
+    after bounding (Wilson et al. 2020).
 
     Defined in: chapters/10_user_level.ipynb
 
@@ -331,7 +332,8 @@ def user_level_sum(df, user, partition, value, *, partitions, max_partitions, ma
     -------
     pandas Series of noisy sums indexed by ``partitions``; noise Lap(L0·L∞·max(|min|, |max|)/ε).
 
-    Privacy: ε-DP for user-level add/remove neighbours (Wilson et al. 2020).
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    for user-level add/remove neighbours (Wilson et al. 2020).
 
     Defined in: chapters/10_user_level.ipynb
 
@@ -403,7 +405,8 @@ def select_partitions(counts_of_distinct_users, epsilon, delta, max_partitions, 
     -------
     Boolean mask of the kept partitions (a Series with the same index for a Series input).
 
-    Privacy: (ε, δ)-DP for user-level add/remove neighbours: the noisy counts of partitions
+    Privacy: (ε, δ)-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    for user-level add/remove neighbours: the noisy counts of partitions
     present in both logs are ε-DP (L1 sensitivity L0), and a partition only the added user
     holds is released with probability at most δ/L0 (Korolova et al. 2009; Wilson et al.
     2020; Desfontaines et al. 2022 give the optimal rule).

@@ -80,7 +80,8 @@ def dp_sgd_step(theta, X, y, clip_norm, noise_multiplier, expected_batch_size, *
     numpy array, the new θ.
 
     Privacy: one Gaussian release with L2 sensitivity C (add/remove-one); with Poisson
-    sampling at rate q its RDP is ``subsampled_gaussian_rdp(alpha, q, noise_multiplier)``.
+    sampling at rate q its RDP is ``subsampled_gaussian_rdp(alpha, q, noise_multiplier)``,
+    in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb).
 
     Defined in: chapters/08_private_learning.ipynb
 
@@ -126,7 +127,8 @@ def minibatch_dp_sgd(X, y, epsilon, delta, steps, clip_norm, *, q, public_n, rng
     (theta, history): the final θ, and a DataFrame with θ after each step (row 0 is the start),
     ``batch_size``, the cumulative ``epsilon_spent`` (RDP, converted at ``delta``) and ``sigma``.
 
-    Privacy: (ε, δ)-DP for add/remove-one neighbours (rows of X, y); every iterate is released.
+    Privacy: (ε, δ)-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    for add/remove-one neighbours (rows of X, y); every iterate is released.
 
     Defined in: chapters/08_private_learning.ipynb
 

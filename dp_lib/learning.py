@@ -460,7 +460,8 @@ def noisy_gradient_descent(X, y, epsilon, delta, iterations, clip_norm, *, rng, 
     (theta, history): the final θ, and a DataFrame with θ after each iteration (row 0 is the start)
     and the cumulative ``epsilon_spent``, ``delta_spent``, ``sigma`` (noise std per coordinate) and ``n_hat``.
 
-    Privacy: (ε, δ)-DP for add/remove-one neighbours (rows of X, y); every iterate is released.
+    Privacy: (ε, δ)-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    for add/remove-one neighbours (rows of X, y); every iterate is released.
 
     Defined in: chapters/08_private_learning.ipynb
 

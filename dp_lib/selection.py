@@ -244,7 +244,8 @@ def report_noisy_max(candidates, scores, sensitivity, epsilon, *, rng, noise="la
     -------
     One candidate, or a numpy array of ``size`` candidates.
 
-    Privacy: ε-DP for add/remove-one neighbours when ``sensitivity`` bounds the
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    for add/remove-one neighbours when ``sensitivity`` bounds the
     score sensitivity (Dwork & Roth 2014, Claim 3.9 for monotone counts;
     McKenna & Sheldon 2020 and Ding et al. 2021 for exponential noise).
     Releasing the noisy maximum *value* as well is not covered.

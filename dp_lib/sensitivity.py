@@ -217,8 +217,9 @@ def gs_mean(values, upper, epsilon, *, rng, size=None):
     -------
     float, or an array of ``size`` floats.
 
-    Privacy: ε-DP for add/remove-one neighbours (sequential composition of two
-    ε/2 releases; the division is post-processing).
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    for add/remove-one neighbours (sequential composition of two ε/2 releases;
+    the division is post-processing).
 
     Defined in: chapters/06_local_sensitivity.ipynb
 
@@ -260,7 +261,8 @@ def ptr_mean(values, upper, bound, epsilon, delta, *, rng, size=None):
     -------
     float, or None for ⊥; with ``size`` an array (NaN = ⊥).
 
-    Privacy: (2ε, δ)-DP in total for add/remove-one neighbours (ε for the test,
+    Privacy: (2ε, δ)-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    in total for add/remove-one neighbours (ε for the test,
     ε for the release; not pure, since an unsafe data set passes with
     probability δ/2). ⊥ still costs the whole (2ε, δ): the test's outcome is a
     release. For an overall (ε, δ) pass epsilon/2.
@@ -401,8 +403,9 @@ def smooth_mean(values, upper, epsilon, delta, *, rng, noise="laplace", size=Non
     -------
     float, or an array of ``size`` floats.
 
-    Privacy: (ε, δ)-DP (Laplace) or ε-DP (Cauchy) for add/remove-one
-    neighbours (Nissim, Raskhodnikova & Smith 2007, Lemma 2.6 and Example 2.7).
+    Privacy: (ε, δ)-DP (Laplace) or ε-DP (Cauchy) in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    for add/remove-one neighbours (Nissim, Raskhodnikova & Smith 2007, Lemma 2.6
+    and Example 2.7).
 
     Defined in: chapters/06_local_sensitivity.ipynb
 

@@ -156,7 +156,7 @@ def svt_transcript(values, threshold, threshold_scale, query_scale, *, rng, c=No
     shape (len(values),), or (size, len(values)) with ``size``.
 
     Privacy: depends on the scales; with those of ``svt_noise_scales`` the ⊤ marks are
-    ε-DP (Lyu, Su & Li 2017, Algorithm 1). The noisy answers are NOT private: releasing
+    ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb) (Lyu, Su & Li 2017, Algorithm 1). The noisy answers are NOT private: releasing
     them is the classic bug (see ``dp_lib.svt_broken``).
 
     Defined in: chapters/05_sparse_vector.ipynb
@@ -208,7 +208,8 @@ def above_threshold(values, threshold, epsilon, *, rng, sensitivity=1.0, monoton
     -------
     int index, or None when no query is above; with ``size``, an int array with -1 for "none".
 
-    Privacy: ε-DP for neighbours under which every query changes by at most Δ, however many
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    for neighbours under which every query changes by at most Δ, however many
     queries there are (Dwork & Roth 2014, Algorithm 1 and Theorem 3.23; monotone case:
     Lyu, Su & Li 2017, §4).
 
@@ -244,7 +245,8 @@ def sparse_vector(values, threshold, epsilon, c, *, rng, sensitivity=1.0, monoto
     list of the positive indices (at most c, increasing); with ``size``, a boolean array
     (size, len(values)) marking the positives of each run (the halt is where the c-th one is).
 
-    Privacy: ε-DP for neighbours under which every query changes by at most Δ
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    for neighbours under which every query changes by at most Δ
     (Lyu, Su & Li 2017, Algorithm 1 and its privacy theorem in §3).
 
     Defined in: chapters/05_sparse_vector.ipynb
@@ -279,7 +281,8 @@ def numeric_sparse_vector(values, threshold, epsilon, epsilon_values, c, *, rng,
     dict {index: noisy value} for the positive queries; with ``size``, a float array
     (size, len(values)) holding the released values and NaN elsewhere.
 
-    Privacy: (ε + ε₃)-DP by sequential composition (Lyu, Su & Li 2017, Algorithm 7 with
+    Privacy: (ε + ε₃)-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    by sequential composition (Lyu, Su & Li 2017, Algorithm 7 with
     ε₃ > 0; Dwork & Roth 2014, NumericSparse, Theorem 3.27).
 
     Defined in: chapters/05_sparse_vector.ipynb
