@@ -329,8 +329,11 @@ def dp_sgd_sigma(epsilon, delta, q, steps, *, orders=DEFAULT_ORDERS, rel_tol=1e-
 
     ε(σ) falls as σ grows, so bisection between a σ that is too small and one that is
     large enough finds σ to relative precision ``rel_tol``; the upper end is returned, so
-    the RDP accountant certifies ε(σ) <= ``epsilon``. With orders up to 256 no σ reaches
-    ε below about ln(1/δ)/255 (the conversion's own floor): such targets raise ValueError.
+    the RDP accountant certifies ε(σ) <= ``epsilon``. However large σ is, the conversion
+    never certifies less than its value at RDP = 0, min over the orders of
+    ln((α-1)/α) - (ln δ + ln α)/(α - 1): at the largest order α = 256 and δ = 1e-5 that is
+    ln(255/256) + (ln(1e5) - ln 256)/255 ≈ 0.0195 (not ln(1/δ)/255 ≈ 0.045, which forgets
+    the improved conversion's ln α and ln((α-1)/α) terms). Targets at or below it raise ValueError.
 
     Parameters
     ----------

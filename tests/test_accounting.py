@@ -134,9 +134,21 @@ def test_dp_sgd_sigma_is_the_smallest_certified_sigma(epsilon, q, steps):
 
 
 def test_dp_sgd_sigma_refuses_unreachable_epsilon():
-    # with orders up to 256 the conversion alone costs about ln(1/δ)/255: ε = 0.01 cannot be certified
+    # with orders up to 256 the conversion alone costs ln(255/256) + (ln(1/δ) - ln 256)/255 ≈ 0.0195 at δ = 1e-5
+    # (its value at RDP = 0, smallest at α = 256): ε = 0.01 cannot be certified
     with pytest.raises(ValueError, match="epsilon must exceed"):
         dp_sgd_sigma(0.01, DELTA, 0.01, 100)
+
+
+def test_dp_sgd_sigma_floor_is_the_conversion_at_zero_rdp():
+    floor = math.log(255 / 256) + (math.log(1 / DELTA) - math.log(256)) / 255
+    assert round(floor, 4) == 0.0195  # the docstring's figure
+    assert floor == pytest.approx(rdp_to_epsilon(ORDERS, np.zeros(len(ORDERS)), DELTA)[0], rel=1e-12)
+    assert floor < math.log(1 / DELTA) / 255 / 2  # the old docstring's ln(1/δ)/255 ≈ 0.045 was more than twice it
+    with pytest.raises(ValueError, match=r"epsilon must exceed 0\.01949,"):
+        dp_sgd_sigma(floor, DELTA, 0.01, 100)
+    sigma = dp_sgd_sigma(1.05 * floor, DELTA, 0.01, 100)  # just above the floor: a (large) finite σ
+    assert math.isfinite(sigma) and sigma > 10
 
 
 def test_accountant_records_nothing_on_a_bad_call():
