@@ -120,7 +120,7 @@ def laplace_rdp(alpha, scale, sensitivity=1.0):
 
     Privacy: (α, RDP(α))-RDP for the neighbouring relation under which Δ bounds the L1 sensitivity.
 
-    Defined in: chapters/03_composition.ipynb
+    See: chapters/03_composition.ipynb (``RdpAccountant`` composes Laplace releases with it)
 
     Examples
     --------

@@ -3,7 +3,7 @@
 Each record's chunk is decided by the record alone (a hash of its key), so
 adding or removing a row changes one chunk; each chunk's answer is clipped to
 [lower, upper] and the mean of the k answers gets Lap((upper - lower)/(k ε)).
-Defined beside the other Chapter 4 tools in ``dp_lib.sensitivity``.
+Defined beside the other tools of chapters/06_local_sensitivity.ipynb in ``dp_lib.sensitivity``.
 """
 
 from __future__ import annotations

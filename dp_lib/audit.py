@@ -377,7 +377,7 @@ def repeat_mechanism(single_run):
 
     Privacy: none; each call is one independent run of the wrapped mechanism.
 
-    Defined in: chapters/A1_auditing.ipynb
+    See: chapters/A1_auditing.ipynb (the auditor that runs such mechanisms)
 
     Examples
     --------

@@ -161,7 +161,7 @@ def advanced_epsilon(epsilon, k, delta_prime):
 
     Privacy: the k-fold adaptive composition of ε-DP mechanisms is (ε', kδ + δ')-DP.
 
-    Defined in: chapters/03_composition.ipynb
+    Used in: chapters/03_composition.ipynb, through ``plot_advanced_composition``
 
     Examples
     --------
@@ -222,7 +222,7 @@ def advanced_composition(epsilon, delta, k, delta_prime):
     return total, k * dlt + dp
 
 
-_MAX_OPTIMAL_K = 10**6  # the exact sum has k + 1 terms; beyond this, use an accountant (Chapter on accounting)
+_MAX_OPTIMAL_K = 10**6  # the exact sum has k + 1 terms; beyond this, use a PLD or RDP accountant
 
 
 def _check_optimal_args(epsilon, k):

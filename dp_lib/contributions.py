@@ -59,7 +59,7 @@ def simulate_visits(user_ids, *, rng):
 
     Privacy: none; it makes synthetic data (data/make_visits.py builds data/visits.csv with it).
 
-    Defined in: chapters/10_user_level.ipynb
+    Used in: chapters/10_user_level.ipynb, through data/visits.csv (written by data/make_visits.py)
 
     Examples
     --------

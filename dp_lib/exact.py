@@ -301,7 +301,7 @@ def discrete_gaussian_pmf(k, sigma):
 
     Privacy: none (a formula).
 
-    Defined in: chapters/09_exact_noise.ipynb
+    Used in: chapters/09_exact_noise.ipynb, through ``plot_discrete_samples``
 
     Examples
     --------

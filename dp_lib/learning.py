@@ -48,7 +48,7 @@ class AdultFeatures(NamedTuple):
 
     Privacy: none; public-bound features of the sensitive data.
 
-    Defined in: chapters/08_private_learning.ipynb
+    Used in: chapters/08_private_learning.ipynb, through ``adult_features``
 
     Examples
     --------
@@ -71,7 +71,7 @@ def holdout_mask(ssn):
 
     Privacy: none by itself; a per-record rule, so the split leaks nothing about other records.
 
-    Defined in: chapters/08_private_learning.ipynb
+    Used in: chapters/08_private_learning.ipynb, through ``adult_features``
 
     Examples
     --------
@@ -312,7 +312,7 @@ def clipped_gradient_sum(theta, X, y, clip_norm):
 
     Privacy: none by itself; its L2 sensitivity is C under add/remove-one neighbours.
 
-    Defined in: chapters/08_private_learning.ipynb
+    Used in: chapters/08_private_learning.ipynb, through ``noisy_gradient_descent``
 
     Examples
     --------

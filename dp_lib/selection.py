@@ -204,7 +204,7 @@ def laplace_noisy_max_win_probability(gap, scale):
     With gap = u_A - u_B and D the difference of two Lap(b) variables,
     Pr[D > t] = e^{-t/b} (1 + t/(2b)) / 2 for t >= 0; the answer is Pr[D > -gap].
 
-    Privacy: none (a formula); Chapter 3 uses it for the exact privacy loss of noisy max.
+    Privacy: none (a formula); chapters/04_exponential_mechanism.ipynb uses it for the exact privacy loss of noisy max.
 
     Defined in: chapters/04_exponential_mechanism.ipynb
 

@@ -1,6 +1,6 @@
 """Beyond global sensitivity: local sensitivity, propose-test-release, smooth sensitivity.
 
-Sample-and-aggregate, the fourth tool of Chapter 4, lives in ``dp_lib.aggregate``.
+Sample-and-aggregate, the fourth tool of chapters/06_local_sensitivity.ipynb, lives in ``dp_lib.aggregate``.
 
 The running example is the mean of values clipped to [0, upper] (the mean Age
 of the Adult data, upper = 100) under add/remove-one neighbours. Exact
@@ -81,7 +81,7 @@ def mean_local_sensitivity_at(values, upper):
     -------
     float, the exact LS.
 
-    Privacy: NOT a valid noise scale: LS itself depends on the data (Chapter 4's leak).
+    Privacy: NOT a valid noise scale: LS itself depends on the data (the leak shown in chapters/06_local_sensitivity.ipynb).
 
     Defined in: chapters/06_local_sensitivity.ipynb
 
@@ -301,7 +301,7 @@ def smooth_beta(epsilon, delta, noise="laplace"):
     Privacy: with the matching noise (see ``smooth_mean``) the release is
     (ε, δ)-DP (Laplace) or ε-DP (Cauchy).
 
-    Defined in: chapters/06_local_sensitivity.ipynb
+    Used in: chapters/06_local_sensitivity.ipynb, through ``smooth_mean``
 
     Examples
     --------
@@ -326,7 +326,7 @@ def log_smooth_sensitivity_terms(n, upper, beta, k):
 
     Privacy: none (a formula).
 
-    Defined in: chapters/06_local_sensitivity.ipynb
+    See: chapters/06_local_sensitivity.ipynb (it checks ``smooth_sensitivity_mean`` term by term)
 
     Examples
     --------

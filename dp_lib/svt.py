@@ -159,7 +159,7 @@ def svt_transcript(values, threshold, threshold_scale, query_scale, *, rng, c=No
     ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb) (Lyu, Su & Li 2017, Algorithm 1). The noisy answers are NOT private: releasing
     them is the classic bug (see ``dp_lib.svt_broken``).
 
-    Defined in: chapters/05_sparse_vector.ipynb
+    Used in: chapters/05_sparse_vector.ipynb, through ``above_threshold`` and ``sparse_vector``
 
     Examples
     --------

@@ -133,7 +133,7 @@ def unary_reported_counts(values, domain, p, q, *, rng, chunk_size=100_000):
 
     Privacy: ε-LDP per respondent with ε = ``unary_epsilon(p, q)``, as ``unary_perturb``.
 
-    Defined in: chapters/07_local_dp.ipynb
+    See: chapters/07_local_dp.ipynb (the streamed form of ``unary_perturb`` for millions of respondents)
 
     Examples
     --------

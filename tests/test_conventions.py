@@ -52,7 +52,9 @@ def test_public_docstring_has_summary_privacy_backlink_and_example(name):
     lines = doc.splitlines()
     assert lines and lines[0].strip(), f"{name}: no one-line summary"
     assert "Privacy:" in doc, f"{name}: its docstring needs a 'Privacy:' line (the guarantee, or 'none: ...')"
-    match = re.search(r"Defined in: (chapters/\S+\.ipynb)", doc)
+    # "Defined in:" when the notebook calls it; "Used in: <path>, through ``f``" or "See: <path> (...)" otherwise
+    # (tests/test_docstring_links.py checks that a "Defined in" notebook really calls the function)
+    match = re.search(r"(?:Defined in|Used in|See): (chapters/\S+\.ipynb)", doc)
     assert match, f"{name}: its docstring needs a 'Defined in: chapters/<file>.ipynb' back-link"
     assert (ROOT / match.group(1)).is_file(), f"{name}: 'Defined in' names a missing chapter {match.group(1)}"
     assert ">>>" in doc, f"{name}: its docstring needs an Examples doctest"

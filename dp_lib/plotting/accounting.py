@@ -1,4 +1,5 @@
-"""Figures of the tighter accounting: composition bounds for Gaussian releases (Ch. 2) and DP-SGD (Ch. 6)."""
+"""Figures of the tighter accounting: composition bounds for Gaussian releases (chapters/03_composition.ipynb)
+and DP-SGD (chapters/08_private_learning.ipynb)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ __all__ = ["gaussian_composition_bounds", "plot_tighter_composition", "TighterCo
 
 K_GRID = np.unique(np.round(np.logspace(0, 3, 31)).astype(int))  # 1 .. 1,000 releases
 DELTA = 1e-5
-EPOCHS = 2  # DP-SGD passes over the data in the Chapter 6 figure
+EPOCHS = 2  # DP-SGD passes over the data in the figure of chapters/08_private_learning.ipynb
 CLIP, LR_SGD, LR_GD, K_GD = 1.5, 2.0, 4.0, 20
 
 
@@ -51,7 +52,7 @@ def gaussian_composition_bounds(sigma, ks=K_GRID, delta=DELTA):
     -------
     dict of name -> array of ε (one per k).
 
-    Privacy: none: arithmetic on public parameters. Defined in: chapters/03_composition.ipynb
+    Privacy: none: arithmetic on public parameters. Used in: chapters/03_composition.ipynb, through ``plot_tighter_composition``
     """
     ks = np.asarray(ks)
     basic = ks * _gaussian_epsilon(sigma, delta / ks)
@@ -69,7 +70,7 @@ _RATIO_TICKS = (0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_00
 
 
 class TighterCompositionPlot(LivePlot):
-    """The slider figure of the tighter accounting in Chapter 2 (``plot_tighter_composition``), built once.
+    """The slider figure of the tighter accounting in chapters/03_composition.ipynb (``plot_tighter_composition``), built once.
 
     Left: total ε against k = 1..1,000 on log–log axes for the four accountants of
     ``gaussian_composition_bounds``; right: each bound divided by the RDP bound. The
@@ -79,7 +80,7 @@ class TighterCompositionPlot(LivePlot):
     1, 2 or 5 × 10^k, at least 50 (one range for every σ ≥ 5). The old figure
     autoscaled the left axis to the data, e.g. 0.24–710 at σ = 10.
 
-    Defined in: chapters/03_composition.ipynb
+    Used in: chapters/03_composition.ipynb, through ``plot_tighter_composition``
     """
 
     def build(self):
@@ -167,7 +168,7 @@ def _full_batch(epsilon):
 
 @lru_cache(maxsize=64)
 def _dp_sgd_run(epsilon, q, seed):
-    """DP-SGD of the Chapter 6 figure at one setting: (steps, test accuracy per step, ε spent per step, σ).
+    """DP-SGD of the figure of chapters/08_private_learning.ipynb at one setting: (steps, test accuracy per step, ε spent per step, σ).
 
     Cached (a slider revisits settings, and ``DpSgdPlot`` is built at the defaults first):
     the same call of ``minibatch_dp_sgd`` with ``make_rng(seed)`` gives the same numbers.
@@ -184,14 +185,14 @@ def _dp_sgd_run(epsilon, q, seed):
 
 
 class DpSgdPlot(LivePlot):
-    """The DP-SGD slider figure of Chapter 6 (``plot_dp_sgd``), built once and updated per move.
+    """The DP-SGD slider figure of chapters/08_private_learning.ipynb (``plot_dp_sgd``), built once and updated per move.
 
     Left: test accuracy against epochs on fixed axes (0–2 epochs, accuracy 0.6–0.86).
     Right: ε spent after each step; its y-range is (0, 1.1 ε) as before, so each ε
     of the slider is one view. Runs are cached per (ε, q, seed) and the full-batch
     runs per ε; a first visit still trains and calibrates σ (see ``_dp_sgd_run``).
 
-    Defined in: chapters/08_private_learning.ipynb
+    Used in: chapters/08_private_learning.ipynb, through ``plot_dp_sgd``
     """
 
     def build(self):

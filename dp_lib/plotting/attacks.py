@@ -62,7 +62,7 @@ def reconstruction_curve():
     -------
     (ratios, accuracy) arrays.
 
-    Defined in: chapters/01_why_privacy.ipynb
+    Used in: chapters/01_why_privacy.ipynb, through ``plot_reconstruction``
     """
     secret = _reconstruction_setup()[0]
     acc = np.array([np.mean((_estimates(r) > 0.5) == secret) for r in _RATIOS])
@@ -70,14 +70,14 @@ def reconstruction_curve():
 
 
 class ReconstructionPlot(LivePlot):
-    """The reconstruction slider figure of Chapter 1 (``plot_reconstruction``), built once and updated per move.
+    """The reconstruction slider figure of chapters/01_why_privacy.ipynb (``plot_reconstruction``), built once and updated per move.
 
     Left, the accuracy curve (computed once, cached) with the current setting
     as a dot; right, the least-squares estimate per person. Both panels keep
     fixed ranges: x ∈ [0, 3] and y ∈ [0.4, 1.02] on the left, y ∈ [−1.5, 2.5] on
     the right (as before) and the person axis at its autoscaled range. One view.
 
-    Defined in: chapters/01_why_privacy.ipynb
+    Used in: chapters/01_why_privacy.ipynb, through ``plot_reconstruction``
     """
 
     def build(self):
@@ -173,13 +173,13 @@ def plot_privacy_loss(epsilon=1.0, *, sigma=None):
 
 
 class HypothesisTestingRegionPlot(LivePlot):
-    """The testing-region slider figure of Chapter 1 (``plot_testing_region``), built once and updated per move.
+    """The testing-region slider figure of chapters/01_why_privacy.ipynb (``plot_testing_region``), built once and updated per move.
 
     The unit square is fixed (both axes [0, 1], equal aspect), so there is one
     view: the region, the exact ROC curve, the attacker's dot, the legend and
     the title change with ε and the seed.
 
-    Defined in: chapters/01_why_privacy.ipynb
+    Used in: chapters/01_why_privacy.ipynb, through ``plot_testing_region``
     """
 
     def build(self):

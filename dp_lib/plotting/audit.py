@@ -51,7 +51,7 @@ def laplace_audit_bounds(epsilons, *, seed=2024, scale_factor=1.0, trials=_TRIAL
 
     Privacy: none (an audit).
 
-    Defined in: chapters/A1_auditing.ipynb
+    Used in: chapters/A1_auditing.ipynb, through ``plot_audit_laplace``
 
     Examples
     --------
@@ -84,7 +84,7 @@ class AuditLaplacePlot(LivePlot):
     grid : array of ε, the x-values of the right panel (default ``AUDIT_EPSILONS``).
     trials : int, runs of the mechanism per certified bound.
 
-    Defined in: chapters/A1_auditing.ipynb
+    Used in: chapters/A1_auditing.ipynb, through ``plot_audit_laplace``
     """
 
     def __init__(self, grid=AUDIT_EPSILONS, trials=_TRIALS):
@@ -188,6 +188,6 @@ def audit_laplace_figure(epsilon, *, seed=2024, grid=AUDIT_EPSILONS, trials=_TRI
 
     ``plot_audit_laplace`` with another grid or number of runs (``AuditLaplacePlot``).
 
-    Defined in: chapters/A1_auditing.ipynb
+    Used in: chapters/A1_auditing.ipynb, through ``plot_audit_laplace``
     """
     return AuditLaplacePlot(grid=grid, trials=trials).figure(epsilon=epsilon, seed=seed)

@@ -1,4 +1,4 @@
-"""Figures of Chapter 2: averaging under a budget, advanced composition, noisy histograms."""
+"""Figures of chapters/03_composition.ipynb: averaging under a budget, advanced composition, noisy histograms."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def _ladder_ceiling(x: float, steps=(1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0
 
 
 class AveragingPlot(LivePlot):
-    """The first slider figure of Chapter 2 (``plot_averaging``), built once and updated per move.
+    """The first slider figure of chapters/03_composition.ipynb (``plot_averaging``), built once and updated per move.
 
     Left: histograms of the error of 10,000 releases (one answer at ε; the mean of k
     answers at ε/k) and the Lap(1/ε) density, on a fixed x-range of ±20. Right: the
@@ -54,7 +54,7 @@ class AveragingPlot(LivePlot):
     the right one starts at 0 (the old figure's autoscaling started it a little
     below √2/ε).
 
-    Defined in: chapters/03_composition.ipynb
+    Used in: chapters/03_composition.ipynb, through ``plot_averaging``
     """
 
     def build(self):
@@ -137,7 +137,7 @@ class AveragingPlot(LivePlot):
 
 
 def plot_averaging(epsilon=1.0, k=10, seed=2024):
-    """The first slider figure of Chapter 2: k answers at ε/k, averaged, vs one answer at ε.
+    """The first slider figure of chapters/03_composition.ipynb: k answers at ε/k, averaged, vs one answer at ε.
 
     Left: the error (released − true) of 10,000 releases of the count of
     people older than 40 in the Adult data, once with a single Laplace answer at
@@ -155,7 +155,7 @@ plot_averaging.live = AveragingPlot
 
 
 class AdvancedCompositionPlot(LivePlot):
-    """The second slider figure of Chapter 2 (``plot_advanced_composition``), built once and updated per move.
+    """The second slider figure of chapters/03_composition.ipynb (``plot_advanced_composition``), built once and updated per move.
 
     Left: plain k ε and the advanced bound against k = 1..1,000, the region where
     advanced is smaller shaded. Its y-limit follows ε through a short ladder (the
@@ -166,7 +166,7 @@ class AdvancedCompositionPlot(LivePlot):
     ε' / (k ε) on a log k axis, on a fixed y-range (0, 8.4) that covers every slider
     setting (the old figure's largest, 1.05 × 8), wider only for ε beyond the slider.
 
-    Defined in: chapters/03_composition.ipynb
+    Used in: chapters/03_composition.ipynb, through ``plot_advanced_composition``
     """
 
     _legend_loc = dict(loc="upper left", fontsize=8)
@@ -256,7 +256,7 @@ class AdvancedCompositionPlot(LivePlot):
 
 
 def plot_advanced_composition(epsilon=0.1, delta_prime=1e-5):
-    """The second slider figure of Chapter 2: total ε of k ε-DP queries, plain vs advanced.
+    """The second slider figure of chapters/03_composition.ipynb: total ε of k ε-DP queries, plain vs advanced.
 
     Left: plain composition k ε against the advanced composition bound of
     Dwork, Rothblum & Vadhan (Dwork & Roth 2014, Thm 3.20)

@@ -35,7 +35,7 @@ def visit_cells():
     -------
     numpy array of shape (cells, 3): n (rows), m (the user's categories), k (index in CATEGORIES).
 
-    Privacy: none (raw data, for figures). Defined in: chapters/10_user_level.ipynb
+    Privacy: none (raw data, for figures). See: chapters/10_user_level.ipynb (the chapter's figures count the same cells)
     """
     return _cells().copy()
 
@@ -126,7 +126,7 @@ class BoundingTradeoffPlot(LivePlot):
     figure has one view. The curves' bias part does not depend on ε and is
     computed once (``_bias_table``).
 
-    Defined in: chapters/10_user_level.ipynb
+    Used in: chapters/10_user_level.ipynb, through ``plot_bounding_tradeoff``
     """
 
     def build(self):

@@ -35,14 +35,14 @@ def _window_reachable_from_one(scale):
 
 
 class FloatLatticePlot(LivePlot):
-    """The float-lattice slider figure of Chapter 9 (``plot_float_lattice``), built once and updated per move.
+    """The float-lattice slider figure of chapters/09_exact_noise.ipynb (``plot_float_lattice``), built once and updated per move.
 
     The axes are fixed (k from −1 to 48, the two rows), so there is one view.
     The x-axis label names the first double of the window, which moves with b,
     so it is a changing text placed where the axis puts its (blank) label: the
     axis and its tick labels stay in the unchanging background.
 
-    Defined in: chapters/09_exact_noise.ipynb
+    Used in: chapters/09_exact_noise.ipynb, through ``plot_float_lattice``
     """
 
     rows = [(0.0, "from f(D) = 0", OKABE_ITO["blue"], 1), (1.0, "from f(D') = 1", OKABE_ITO["orange"], 0)]

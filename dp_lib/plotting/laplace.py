@@ -1,4 +1,4 @@
-"""Figures of Chapter 1: the Laplace density, sampling checks, noisy answers."""
+"""Figures of chapters/02_laplace.ipynb: the Laplace density, sampling checks, noisy answers."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def plot_sample_check(samples, scale, *, loc=0.0, title="inverse-CDF samples"):
 
 
 class NoisyCountPlot(LivePlot):
-    """The slider figure of Chapter 1 (``plot_noisy_count``), built once and updated per move.
+    """The slider figure of chapters/02_laplace.ipynb (``plot_noisy_count``), built once and updated per move.
 
     Left, the density of Lap(Δ/ε); right, a histogram of ``n_draws`` releases
     of the chapter's count (people in the Adult data older than 40) through
@@ -61,7 +61,7 @@ class NoisyCountPlot(LivePlot):
     the spread is visible; the y-axes step through 1, 2, 5 × 10^k as the peak
     ε/(2Δ) grows or shrinks (the view).
 
-    Defined in: chapters/02_laplace.ipynb
+    Used in: chapters/02_laplace.ipynb, through ``plot_noisy_count``
     """
 
     n_draws = 10_000
@@ -108,7 +108,7 @@ class NoisyCountPlot(LivePlot):
 
 
 def plot_noisy_count(epsilon=1.0, sensitivity=1.0, seed=2024):
-    """The slider figure of Chapter 1: noise density and 10,000 noisy answers (``NoisyCountPlot``).
+    """The slider figure of chapters/02_laplace.ipynb: noise density and 10,000 noisy answers (``NoisyCountPlot``).
 
     The draws come from ``make_rng(seed)``: each slider setting always shows the same picture.
     Only slider parameters are arguments, so ``interact_figure`` makes a slider for each.

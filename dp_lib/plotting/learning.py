@@ -1,4 +1,4 @@
-"""Figures of Chapter 6: private vs non-private training, gradient norms, iterations against noise."""
+"""Figures of chapters/08_private_learning.ipynb: private vs non-private training, gradient norms, iterations against noise."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def _iteration_ticks(top):
 
 
 class PrivateTrainingPlot(LivePlot):
-    """The slider figure of Chapter 6 (``plot_private_training``), built once and updated per move.
+    """The slider figure of chapters/08_private_learning.ipynb (``plot_private_training``), built once and updated per move.
 
     Left: test accuracy after each iteration for plain GD, clipped GD and noisy
     GD (values below 0.6 drawn at 0.6 and marked ▼, with a legend entry then);
@@ -77,7 +77,7 @@ class PrivateTrainingPlot(LivePlot):
     spans whole decades with at least a factor 4 of room below and above the two
     curves. The accuracy axis is fixed (0.6 to 0.86).
 
-    Defined in: chapters/08_private_learning.ipynb
+    Used in: chapters/08_private_learning.ipynb, through ``plot_private_training``
     """
 
     low = 0.6
@@ -180,7 +180,7 @@ def _cached_private_run(epsilon, iterations, clip_norm, seed):
 
 
 def plot_private_training(epsilon=1.0, iterations=20, clip_norm=1.5, seed=2024):
-    """The slider figure of Chapter 6: test accuracy per iteration, private and not (``PrivateTrainingPlot``).
+    """The slider figure of chapters/08_private_learning.ipynb: test accuracy per iteration, private and not (``PrivateTrainingPlot``).
 
     Trains on the Adult training split with total budget (``epsilon``, δ = 1e-5),
     k = ``iterations`` steps and clipping norm C = ``clip_norm`` (learning rate 4),
@@ -200,7 +200,7 @@ def private_training_figure(epsilon, iterations, clip_norm, *, rng, delta=DELTA)
 
     The figure of ``plot_private_training`` for any ``rng`` and ``delta``.
 
-    Defined in: chapters/08_private_learning.ipynb
+    Used in: chapters/08_private_learning.ipynb, through ``plot_private_training``
     """
     plot = PrivateTrainingPlot()
     run = _private_run(epsilon, iterations, clip_norm, rng=rng, delta=delta)
@@ -235,7 +235,7 @@ def plot_gradient_norms(clip_norm=1.5, iterations=20):
     return fig
 
 
-#: Chapter 8's noisy-GD runs for ``plot_iterations_tradeoff`` at its defaults (105 trainings, 2-3 s): one row per
+#: The noisy-GD runs of chapters/08_private_learning.ipynb for ``plot_iterations_tradeoff`` at its defaults (105 trainings, 2-3 s): one row per
 #: run with its test accuracy; ``python data/make_iterations_tradeoff.py`` rewrites it from ``_tradeoff_rows``.
 TRADEOFF_TABLE = ADULT_PATH.with_name("iterations_tradeoff.csv")
 TRADEOFF_COLUMNS = ("epsilon", "iterations", "clip_norm", "seed", "accuracy")

@@ -1,4 +1,4 @@
-"""Figures of Chapter 5: randomized response, k-RR and unary encoding, local vs central.
+"""Figures of chapters/07_local_dp.ipynb: randomized response, k-RR and unary encoding, local vs central.
 
 The slider figures work from the 14 per-occupation counts of the Adult data
 (cached once) and simulate a survey with the aggregate paths of
@@ -54,7 +54,7 @@ def plot_estimates_vs_normal(estimates, true_count, variance, *, title="", xlabe
 
 
 class UnaryHistogramPlot(LivePlot):
-    """The p/q slider figure of Chapter 7 (``plot_unary_histogram``), built once and updated per move.
+    """The p/q slider figure of chapters/07_local_dp.ipynb (``plot_unary_histogram``), built once and updated per move.
 
     Grey bars: the true occupation counts (drawn once); blue bars with ±2 std
     error bars: one survey's estimates. The x-axis follows the error bars, as
@@ -64,7 +64,7 @@ class UnaryHistogramPlot(LivePlot):
     2 % of the right end), each with 3 % of the span to spare. Across the
     whole slider range that gives under 20 views. Fixed axes position.
 
-    Defined in: chapters/07_local_dp.ipynb
+    Used in: chapters/07_local_dp.ipynb, through ``plot_unary_histogram``
     """
 
     def build(self):
@@ -131,7 +131,7 @@ plot_unary_histogram.live = UnaryHistogramPlot
 
 
 class SueVsOuePlot(LivePlot):
-    """The ε slider figure of Chapter 7 (``plot_sue_vs_oue``), built once and updated per move.
+    """The ε slider figure of chapters/07_local_dp.ipynb (``plot_sue_vs_oue``), built once and updated per move.
 
     Per occupation, the standard deviation of the estimates over ``n_surveys``
     simulated surveys (dots) and the exact one (black ticks), for SUE and OUE.
@@ -142,7 +142,7 @@ class SueVsOuePlot(LivePlot):
     y-axis (the 14 occupation names) stays in the background, and so does the
     x-axis label, which names ``n_surveys`` (the view). Fixed axes position.
 
-    Defined in: chapters/07_local_dp.ipynb
+    Used in: chapters/07_local_dp.ipynb, through ``plot_sue_vs_oue``
     """
 
     def build(self):

@@ -1,4 +1,4 @@
-"""Figures of Chapter 3: choosing privately (EM, report noisy max, permute-and-flip)."""
+"""Figures of chapters/04_exponential_mechanism.ipynb: choosing privately (EM, report noisy max, permute-and-flip)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ _MECH_COLORS = {"EM": OKABE_ITO["blue"], "PF": OKABE_ITO["green"], "RNM": OKABE_
 
 
 class SelectionDistributionsPlot(LivePlot):
-    """The slider figure of Chapter 3 (``plot_selection_distributions``), built once and updated per move.
+    """The slider figure of chapters/04_exponential_mechanism.ipynb (``plot_selection_distributions``), built once and updated per move.
 
     Three panels of horizontal bars, one per mechanism, over the ``Marital Status``
     categories; each bar carries its probability as text and each title the
@@ -38,7 +38,7 @@ class SelectionDistributionsPlot(LivePlot):
     it fixed), so the chapter's slider has one view. The unchanging words of the
     titles stay in the background (text costs ~0.1 ms per glyph per move).
 
-    Defined in: chapters/04_exponential_mechanism.ipynb
+    Used in: chapters/04_exponential_mechanism.ipynb, through ``plot_selection_distributions``
     """
 
     def build(self):
@@ -111,7 +111,7 @@ class SelectionDistributionsPlot(LivePlot):
 
 
 def plot_selection_distributions(epsilon=0.0002, seed=2024, n_draws=10_000):
-    """The slider figure of Chapter 3: EM, report noisy max (Laplace) and PF side by side.
+    """The slider figure of chapters/04_exponential_mechanism.ipynb: EM, report noisy max (Laplace) and PF side by side.
 
     Scores are the ``Marital Status`` counts, which are monotone counting
     scores with Δ = 1 under add/remove, so all three mechanisms use their

@@ -1,4 +1,4 @@
-"""Figures of Chapter 4: the local-sensitivity leak, PTR, smooth sensitivity, sample-and-aggregate."""
+"""Figures of chapters/06_local_sensitivity.ipynb: the local-sensitivity leak, PTR, smooth sensitivity, sample-and-aggregate."""
 
 from __future__ import annotations
 
@@ -208,7 +208,7 @@ COMPARISON_RUNS = 1000  # a constant, not a parameter: `interact` would make it 
 
 
 class MechanismComparisonPlot(LivePlot):
-    """The slider figure of Chapter 4 (``plot_mechanism_comparison``), built once and updated per move.
+    """The slider figure of chapters/06_local_sensitivity.ipynb (``plot_mechanism_comparison``), built once and updated per move.
 
     Four step histograms of the percent error (80 log-spaced bins from 10^-5
     to 10^3 %, fixed) and one legend entry per mechanism with its median and
@@ -221,7 +221,7 @@ class MechanismComparisonPlot(LivePlot):
     follows each name (PTR's b, the k of sample-and-aggregate, the median,
     the share of ⊥) is a changing text, placed right after its name.
 
-    Defined in: chapters/06_local_sensitivity.ipynb
+    Used in: chapters/06_local_sensitivity.ipynb, through ``plot_mechanism_comparison``
     """
 
     colours = ("blue", "vermillion", "green", "orange")
@@ -292,7 +292,7 @@ class MechanismComparisonPlot(LivePlot):
 
 
 def plot_mechanism_comparison(epsilon=1.0, bound=0.005, k=1000, seed=2024):
-    """The slider figure of Chapter 4: percent error of four private means of the Adult ages at the same ε.
+    """The slider figure of chapters/06_local_sensitivity.ipynb: percent error of four private means of the Adult ages at the same ε.
 
     1,000 runs each (``COMPARISON_RUNS``), from ``make_rng(seed)``: the global-sensitivity mean
     (noisy sum / noisy count, ε-DP), PTR with ε/2 for the test and ε/2 for the

@@ -86,7 +86,7 @@ class SVTCountriesPlot(LivePlot):
     has one view. The runs' noise is drawn once per seed at scale 1 and rescaled
     per move (``_standard_draws``): the same runs as ``sparse_vector`` draws.
 
-    Defined in: chapters/05_sparse_vector.ipynb
+    Used in: chapters/05_sparse_vector.ipynb, through ``plot_svt_countries``
     """
 
     def build(self):
