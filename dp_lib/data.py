@@ -134,7 +134,8 @@ def ssn_numbers(ssn) -> np.ndarray:
 
     Privacy: none; a per-record map (each key depends on its own record only).
 
-    Defined in: chapters/06_local_sensitivity.ipynb
+    Used in: chapters/06_local_sensitivity.ipynb, through ``plot_saa_tradeoff`` (chunks keyed by SSN), and
+    chapters/08_private_learning.ipynb, through ``holdout_mask``
 
     Examples
     --------
@@ -193,9 +194,9 @@ def marital_status_counts():
     -------
     (list of 7 categories, numpy array of 7 counts).
 
-    Privacy: none; the sensitive true counts (the scores of Chapter 3's selection).
+    Privacy: none; the sensitive true counts (the scores of the selection in chapters/04_exponential_mechanism.ipynb).
 
-    Defined in: chapters/04_exponential_mechanism.ipynb
+    Used in: chapters/04_exponential_mechanism.ipynb, through the selection figures (``dp_lib.plotting.selection``)
 
     Examples
     --------
@@ -209,7 +210,7 @@ def marital_status_counts():
 
 @lru_cache(maxsize=1)
 def count_older_than_40() -> int:
-    """The running counting query of Chapters 1, 2 and A1: people in the Adult data older than 40.
+    """The running counting query of chapters/01_why_privacy.ipynb, 02_laplace.ipynb and A1_auditing.ipynb: people in the Adult data older than 40.
 
     Returns
     -------
@@ -217,7 +218,7 @@ def count_older_than_40() -> int:
 
     Privacy: none; the true answer that the chapters then release with noise.
 
-    Defined in: chapters/02_laplace.ipynb
+    Used in: chapters/02_laplace.ipynb, through the running example's figures (``dp_lib.plotting``)
 
     Examples
     --------

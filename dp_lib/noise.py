@@ -1,6 +1,6 @@
 """Noise distributions: exact densities and CDFs beside their samplers.
 
-The samplers are built from uniforms by the inverse-CDF method (Chapter 1),
+The samplers are built from uniforms by the inverse-CDF method (chapters/02_laplace.ipynb),
 so the chapter's derivation and the library are the same code.
 """
 
@@ -46,7 +46,7 @@ def check_noise_range(scale, loc=0.0, *, name="scale"):
 
     Privacy: none; a check of public parameters.
 
-    Defined in: chapters/02_laplace.ipynb
+    Used in: chapters/02_laplace.ipynb, through ``sample_laplace`` and every mechanism that adds noise
 
     Examples
     --------
@@ -222,6 +222,7 @@ def sample_laplace(scale, size=None, loc=0.0, *, rng):
     loc = check_real(loc, "loc")
     check_noise_range(b, loc)
     u = open_uniform(size, rng=rng)  # in (0, 1), never 1/2 exactly: never ln(0), never a tie
-    # The inverse CDF of Chapter 2, the same function that laplace_inverse_cdf and the replay of
-    # Chapter 9's attack (dp_lib.floating) call: a replay is bit-exact only with the very same log.
+    # The inverse CDF of chapters/02_laplace.ipynb, the same function that laplace_inverse_cdf and the replay of
+    # the floating-point attack (dp_lib.floating, chapters/09_exact_noise.ipynb) call: a replay is bit-exact only
+    # with the very same log.
     return scalar_or_array(_inverse_cdf(u, loc, b))

@@ -57,7 +57,7 @@ def check_rng(rng) -> np.random.Generator:
 
     Privacy: refusing ints and ``None`` keeps noise of separate calls independent.
 
-    Defined in: chapters/02_laplace.ipynb
+    Used in: chapters/02_laplace.ipynb, through every function that draws noise (``make_rng`` makes the generator)
 
     Examples
     --------

@@ -53,7 +53,7 @@ def roth2011_noisy_values(values, threshold, epsilon, c, *, rng, sensitivity=1.0
 
     Privacy: NOT private: claimed ε-DP, but not ε'-DP for any finite ε' (Lyu, Su & Li 2017, Table 1).
 
-    Defined in: chapters/05_sparse_vector.ipynb
+    Used in: chapters/05_sparse_vector.ipynb, through ``audit_svt_variants`` and ``broken_variants_table``
 
     Examples
     --------
@@ -102,7 +102,7 @@ def stoddard2014_no_query_noise(values, threshold, epsilon, *, rng, sensitivity=
 
     Privacy: NOT private: claimed ε-DP, but not ε'-DP for any finite ε' (Lyu, Su & Li 2017, Table 1).
 
-    Defined in: chapters/05_sparse_vector.ipynb
+    Used in: chapters/05_sparse_vector.ipynb, through ``audit_svt_variants`` and ``broken_variants_table``
 
     Examples
     --------
@@ -126,7 +126,7 @@ def chen2015_no_cutoff(values, threshold, epsilon, *, rng, sensitivity=1.0, size
 
     Privacy: NOT private: claimed ε-DP, but not ε'-DP for any finite ε' (Lyu, Su & Li 2017, Table 1).
 
-    Defined in: chapters/05_sparse_vector.ipynb
+    Used in: chapters/05_sparse_vector.ipynb, through ``audit_svt_variants`` and ``broken_variants_table``
 
     Examples
     --------
@@ -178,7 +178,7 @@ def svt_counterexamples(epsilon=1.0):
 
     Privacy: none (hypothetical inputs for the auditor).
 
-    Defined in: chapters/05_sparse_vector.ipynb
+    Used in: chapters/05_sparse_vector.ipynb, through ``audit_svt_variants`` and ``broken_variants_table``
 
     Examples
     --------

@@ -47,7 +47,7 @@ def figure_png(fig) -> bytes:
 
     Privacy: none: a helper that touches no private data.
 
-    Defined in: chapters/02_laplace.ipynb
+    Used in: chapters/02_laplace.ipynb, through ``interact_figure`` (and tools/slider_frames.py for the static site)
 
     Examples
     --------
@@ -82,7 +82,7 @@ def default_layout(function):
 
     Privacy: none: a helper that touches no private data (the function's own guarantee applies).
 
-    Defined in: chapters/02_laplace.ipynb
+    Used in: chapters/02_laplace.ipynb, through ``interact_figure``
 
     Examples
     --------
@@ -131,7 +131,7 @@ def slider_figure(function, kwargs):
 
     Privacy: none: a helper that touches no private data (the function's own guarantee applies).
 
-    Defined in: chapters/02_laplace.ipynb
+    Used in: chapters/02_laplace.ipynb, through ``interact_figure`` (and tools/slider_frames.py)
 
     Examples
     --------

@@ -124,15 +124,10 @@ DEFINED_IN = re.compile(r"Defined in: (\S+)")
 CHAPTER_NUMBER = re.compile(r"\b[Cc]hapters? ?A?\d|\bCh\. ?A?\d")
 LIBRARY_FILES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "dp_lib").rglob("*.py"))
 # Files that still say "Chapter N"; owned by others (issue 29): remove an entry once the file is fixed.
-NOT_YET_FIXED = {"dp_lib/data.py", "dp_lib/noise.py"}
+NOT_YET_FIXED: set[str] = set()
 # "Defined in:" lines whose notebook does not call the function; owned by others (issue 29): remove an entry once
 # the line names a notebook that uses the function, or says "Used in: <path>, through ``f``" / "See: <path> (...)".
-LINKS_NOT_YET_FIXED = {"dp_lib/data.py:count_older_than_40", "dp_lib/data.py:marital_status_counts",
-                       "dp_lib/data.py:ssn_numbers", "dp_lib/noise.py:check_noise_range", "dp_lib/random.py:check_rng",
-                       "dp_lib/svt_broken.py:chen2015_no_cutoff", "dp_lib/svt_broken.py:roth2011_noisy_values",
-                       "dp_lib/svt_broken.py:stoddard2014_no_query_noise", "dp_lib/svt_broken.py:svt_counterexamples",
-                       "dp_lib/widgets.py:default_layout", "dp_lib/widgets.py:figure_png",
-                       "dp_lib/widgets.py:slider_figure"}
+LINKS_NOT_YET_FIXED: set[str] = set()
 NOTEBOOK_PATH = re.compile(r"chapters/[\w.-]+?\.(?:ipynb|md)")
 
 
