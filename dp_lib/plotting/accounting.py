@@ -168,7 +168,7 @@ def _full_batch(epsilon):
 
 @lru_cache(maxsize=64)
 def _dp_sgd_run(epsilon, q, seed):
-    """DP-SGD of the figure of chapters/08_private_learning.ipynb at one setting: (steps, test accuracy per step, ε spent per step, σ).
+    """DP-SGD of the figure of chapters/08_private_learning.ipynb at one setting: (steps, test accuracy per step, ε spent per step, z).
 
     Cached (a slider revisits settings, and ``DpSgdPlot`` is built at the defaults first):
     the same call of ``minibatch_dp_sgd`` with ``make_rng(seed)`` gives the same numbers.
@@ -231,7 +231,7 @@ class DpSgdPlot(LivePlot):
         epochs = np.arange(steps + 1) * EPOCHS / steps
         self.sgd.set_data(epochs, sgd_acc)
         self.gd.set_ydata(gd_acc)
-        labels = (f"DP-SGD, q = {q:g}, σ = {sigma:.2f}", f"full-batch noisy GD, σ/C = {gd_sigma:.2f}")
+        labels = (f"DP-SGD, q = {q:g}, z = {sigma:.2f}", f"full-batch noisy GD, z = σ/C = {gd_sigma:.2f}")  # z: noise multiplier
         self.relabel((self.sgd, self.gd), self.legend_texts, labels)
         left.title.set_text(f"ε = {epsilon:g}, δ = 1e-5")
         self.spent.set_data(epochs, spent)
@@ -246,7 +246,7 @@ def plot_dp_sgd(epsilon=1.0, q=0.01, seed=2024):
     """DP-SGD against full-batch noisy GD at the same (ε, δ = 1e-5) on the Adult data.
 
     Left: test accuracy against epochs (passes over the data) for DP-SGD with Poisson
-    rate q for 2 epochs (T = 2/q steps, σ from the RDP accountant) and for full-batch noisy
+    rate q for 2 epochs (T = 2/q steps, the noise multiplier z = σ/C from the RDP accountant) and for full-batch noisy
     GD (20 iterations, sequential composition), with the non-private model for reference.
     Right: ε spent by DP-SGD after each step, as the RDP accountant reports it.
     Built by ``DpSgdPlot``.
