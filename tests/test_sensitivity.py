@@ -366,9 +366,9 @@ def test_slider_figure_defaults_and_invalid_settings():
     fig = plot_mechanism_comparison()
     assert isinstance(fig, Figure) and len(fig.axes) == 1
     entries = legend_entries(fig)
-    assert len(entries) == 4 and entries[1] == "PTR, b = 0.005: median 0.0179 %"
+    assert len(entries) == 4 and entries[1] == "PTR, Δ̂ = 0.005: median 0.0179 %"
     for bad in ({"epsilon": 0.0}, {"bound": -1.0}, {"k": 0}, {"k": 10**6}, {"k": 2.5}):
         with pytest.raises(ValueError):  # the slider shows the message (dp_lib.widgets.figure_or_message)
             plot_mechanism_comparison(**bad)
-    refused = plot_mechanism_comparison(bound=0.001)  # below u/n: PTR answers ⊥ every time
-    assert "PTR, b = 0.001: ⊥ in every run" in legend_entries(refused)
+    refused = plot_mechanism_comparison(bound=0.001)  # below U/n: PTR answers ⊥ every time
+    assert "PTR, Δ̂ = 0.001: ⊥ in every run" in legend_entries(refused)

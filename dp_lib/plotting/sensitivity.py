@@ -89,13 +89,13 @@ def plot_ls_leak(releases_a, releases_b, *, centre, threshold, epsilon, success,
 
 @book_style
 def plot_ptr_refusal(epsilon=1.0, delta=None, *, n=32_561, upper=UPPER):
-    """P[⊥] of propose-test-release: against the distance γ (left) and against the proposed bound b (right).
+    """P[⊥] of propose-test-release: against the distance γ (left) and against the proposed bound Δ̂ (right).
 
     Left, log scale: the correct threshold ln(1/δ)/ε lets an unsafe data set
     (γ = 0) pass with probability δ/2; the slip ln(2/δ)/(2ε) with the same
     Lap(1/ε) test noise lets it pass with ½√(δ/2). Right: for the mean of n
-    values in [0, upper], γ̂ depends on n and b only, so P[⊥] drops from 1 to 0
-    just right of b = upper/n, where γ̂ first exceeds the threshold.
+    values in [0, U] (U = ``upper``), γ̂ depends on n and Δ̂ only, so P[⊥] drops from 1 to 0
+    just right of Δ̂ = U/n, where γ̂ first exceeds the threshold.
     δ defaults to 1/N² for the public size bound N = 48,842.
 
     Defined in: chapters/06_local_sensitivity.ipynb
@@ -114,11 +114,11 @@ def plot_ptr_refusal(epsilon=1.0, delta=None, *, n=32_561, upper=UPPER):
     decade_ticks(left)
     left.legend(fontsize=8)
     ls = upper / n
-    ratio = np.linspace(1 - 10 / n, 1 + 60 / n, 701)  # b / (u/n): γ̂ grows by about 1 per 1/n
+    ratio = np.linspace(1 - 10 / n, 1 + 60 / n, 701)  # Δ̂ / (U/n): γ̂ grows by about 1 per 1/n
     gammas = np.array([distance_to_high_sensitivity(n, upper, r * ls) for r in ratio], dtype=float)
     right.plot(ratio, ptr_bottom_probability(gammas, epsilon, delta), color=OKABE_ITO["blue"])
-    right.axvline(1.0, color=OKABE_ITO["black"], ls=":", label=f"b = u/n = {ls:.6f}")
-    right.set(title=f"mean of n = {n:,} values in [0, {upper:g}]", xlabel="proposed bound b / (u/n)",
+    right.axvline(1.0, color=OKABE_ITO["black"], ls=":", label=f"Δ̂ = U/n = {ls:.6f}")
+    right.set(title=f"mean of n = {n:,} values in [0, {upper:g}]", xlabel="proposed bound Δ̂ / (U/n)",
               ylabel="P[⊥]")
     right.legend(fontsize=8)
     right.ticklabel_format(axis="x", useOffset=False)
@@ -146,7 +146,7 @@ def plot_smooth_terms(epsilon=1.0, delta=None, *, n=32_561, small_n=50, upper=UP
         ax.plot(k, terms, color=OKABE_ITO["blue"], label="log10 e^(−βk) A(k)")
         best = int(np.argmax(terms))
         ax.plot([best], [terms[best]], "o", color=OKABE_ITO["vermillion"], label=f"max at k = {best:,}: S = {s:.3g}")
-        ax.axhline(math.log10(upper / size), color=OKABE_ITO["black"], ls=":", lw=1, label="k = 0 term, u/n")
+        ax.axhline(math.log10(upper / size), color=OKABE_ITO["black"], ls=":", lw=1, label="k = 0 term, U/n")
         if best != size - 1:  # the far end is a local maximum too: show how small it is
             ax.annotate(f"k = n − 1: 10^{terms[size - 1]:.0f}", (size - 1, terms[size - 1]), xytext=(-10, 25),
                         textcoords="offset points", ha="right", fontsize=8, arrowprops={"arrowstyle": "->"})
@@ -260,7 +260,7 @@ class MechanismComparisonPlot(LivePlot):
         if not (is_finite_number(epsilon) and epsilon > 0):
             raise ValueError(f"epsilon (ε) must be a number > 0 (got {epsilon!r})")
         if not (is_finite_number(bound) and bound > 0):
-            raise ValueError(f"bound (the proposed bound b) must be a number > 0 (got {bound!r})")
+            raise ValueError(f"bound (the proposed bound Δ̂) must be a number > 0 (got {bound!r})")
         if not (isinstance(k, Integral) and not isinstance(k, bool) and 1 <= k <= n):
             raise ValueError(f"k must be a whole number of chunks in [1, {n:,}] (got {k!r})")
         delta, rng, truth = 1 / ADULT_PUBLIC_SIZE_BOUND**2, make_rng(seed), ages.mean()
@@ -270,7 +270,7 @@ class MechanismComparisonPlot(LivePlot):
             smooth_mean(ages, UPPER, epsilon, delta, rng=rng, size=COMPARISON_RUNS),
             sample_and_aggregate(ages, "mean", k, 0.0, UPPER, epsilon, rng=rng, keys=ids, size=COMPARISON_RUNS),
         )
-        after_names = ("", f", b = {bound:.4g}", "", f", k = {k:,}")  # the legend entry: name, this, the numbers
+        after_names = ("", f", Δ̂ = {bound:.4g}", "", f", k = {k:,}")  # the legend entry: name, this, the numbers
         highest = 0
         for step, rest, label, out in zip(self.steps, self.rest, after_names, runs):
             released = out[~np.isnan(out)]
@@ -285,7 +285,7 @@ class MechanismComparisonPlot(LivePlot):
             note = f", ⊥ {1 - released.size / out.size:.0%}" if released.size < out.size else ""
             rest.set_text(f"{label}: median {np.median(err):.3g} %{note}")
         self.ax.title.set_text(f"mean age, {COMPARISON_RUNS:,} runs each, ε = {epsilon:.3g} "
-                               "(PTR and smooth: δ = 1/n²)")
+                               "(PTR and smooth: δ = 1/N², N = 48,842)")
         top = min(nice_ceiling(1.05 * max(highest, 1)), 1.05 * COMPARISON_RUNS)  # no bin holds more than all runs
         self.ax.set_ylim(0, top)
         return top
@@ -298,7 +298,8 @@ def plot_mechanism_comparison(epsilon=1.0, bound=0.005, k=1000, seed=2024):
     (noisy sum / noisy count, ε-DP), PTR with ε/2 for the test and ε/2 for the
     release at proposed bound ``bound`` ((ε, δ)-DP; ⊥ runs are counted, not
     plotted), smooth sensitivity with Laplace noise ((ε, δ)-DP) and
-    sample-and-aggregate with ``k`` hash chunks of the mean (ε-DP). δ = 1/n².
+    sample-and-aggregate with ``k`` hash chunks of the mean (ε-DP). δ = 1/N² for the public
+    size bound N = 48,842 (``ADULT_PUBLIC_SIZE_BOUND``), not the private n.
     Ages are clipped to [0, 100]. The x-axis is logarithmic and fixed.
     Built by ``MechanismComparisonPlot``.
 
