@@ -37,6 +37,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("01_why_privacy", "19"): "part of a name, 'COVID-19' (the Google data sets in the deployed-ε table), not a number",
     ("08_private_learning", "16"): "the Adult codebook's public bounds (education levels 1 to 16; the extract keeps people "
                                    "older than 16), not computed; it matches a noise-multiplier ratio (16.07) by chance",
+    ("06_local_sensitivity", "19"): "k = n − 1 = 19 for the exercise's n = 20, derived in the sentence itself",
     ("07_local_dp", "1.10"): "ln 3 ≈ 1.10, a constant typed beside its formula in the exercise's solution",
     ("08_private_learning", "41"): "derived in the sentence itself (one count + 40 steps); the solution cell prints "
                                    "the accountant's count right below it",
