@@ -5,7 +5,7 @@ through ``importlib.resources``), so ``load_adult()`` works from an installed
 wheel as well as from the repository; ``data/`` in the repository holds the
 scripts that write them and their provenance and licence (``data/README.md``).
 
-The codebook constants (``OCCUPATIONS``, ``MARITAL_STATUSES``) are public
+The codebook constants (``OCCUPATIONS``, ``MARITAL_STATUSES``, ``EDUCATION_LEVELS``, ``COUNTRIES``) are public
 knowledge from the census documentation, never read off the data: they are
 the domains and candidate sets of the chapters' mechanisms.
 """
@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["ADULT_PATH", "ADULT_SHA256", "ADULT_PUBLIC_SIZE_BOUND", "OCCUPATIONS", "MARITAL_STATUSES", "load_adult", "ssn_numbers",
+__all__ = ["ADULT_PATH", "ADULT_SHA256", "ADULT_PUBLIC_SIZE_BOUND", "OCCUPATIONS", "MARITAL_STATUSES",
+           "EDUCATION_LEVELS", "COUNTRIES", "load_adult", "ssn_numbers",
            "occupation_counts", "marital_status_counts", "count_older_than_40"]
 
 #: The shipped Adult file, ``dp_lib/datasets/adult_with_pii.csv`` (package data; its neighbours in that folder are the
@@ -40,6 +41,19 @@ OCCUPATIONS = (
 MARITAL_STATUSES = (
     "Married-civ-spouse", "Divorced", "Never-married", "Separated", "Widowed", "Married-spouse-absent",
     "Married-AF-spouse",
+)
+#: The public candidates of ``Education``: the 16 values listed in the UCI documentation, in its order.
+EDUCATION_LEVELS = (
+    "Bachelors", "Some-college", "11th", "HS-grad", "Prof-school", "Assoc-acdm", "Assoc-voc", "9th", "7th-8th",
+    "12th", "Masters", "1st-4th", "10th", "Doctorate", "5th-6th", "Preschool",
+)
+#: The public candidates of ``Country`` (native country): the 41 values listed in the UCI documentation, in its order.
+COUNTRIES = (
+    "United-States", "Cambodia", "England", "Puerto-Rico", "Canada", "Germany", "Outlying-US(Guam-USVI-etc)",
+    "India", "Japan", "Greece", "South", "China", "Cuba", "Iran", "Honduras", "Philippines", "Italy", "Poland",
+    "Jamaica", "Vietnam", "Mexico", "Portugal", "Ireland", "France", "Dominican-Republic", "Laos", "Ecuador",
+    "Taiwan", "Haiti", "Columbia", "Hungary", "Guatemala", "Nicaragua", "Scotland", "Thailand", "Yugoslavia",
+    "El-Salvador", "Trinadad&Tobago", "Peru", "Hong", "Holand-Netherlands",
 )
 
 _ROWS = 32561

@@ -124,3 +124,14 @@ def test_iterations_tradeoff_is_what_its_generator_writes():
 
 def test_dp_sgd_accuracy_matches_its_checksum():
     assert hashlib.sha256((DATASETS / "dp_sgd_accuracy.csv").read_bytes()).hexdigest() == DP_SGD_ACCURACY_SHA256
+
+
+def test_codebook_constants_cover_the_data_and_nothing_is_read_off_it():
+    """The public candidate lists are the UCI codebook's: every value in the data is listed, each once."""
+    from dp_lib.data import COUNTRIES, EDUCATION_LEVELS, MARITAL_STATUSES, OCCUPATIONS
+
+    adult = load_adult()
+    for constant, column, size in ((EDUCATION_LEVELS, "Education", 16), (COUNTRIES, "Country", 41),
+                                   (OCCUPATIONS, "Occupation", 14), (MARITAL_STATUSES, "Marital Status", 7)):
+        assert len(constant) == len(set(constant)) == size
+        assert set(adult[column].dropna()) <= set(constant), column
