@@ -26,7 +26,8 @@ pre-rendered frames, which test_static_sliders.py moves) and for the launch, dow
 repository buttons. A full-page screenshot of every page, taken after MathJax and its fonts have
 finished, goes to ``artifacts/screenshots/site_<page>.png``.
 
-Needs a built site: ``jupyter-book build .`` first (``.ci/run`` does). Skipped without one.
+Needs a built site: ``jupyter-book build .`` first (``.ci/run`` does). Skipped without one (under
+``CI=true``: failed).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from pathlib import Path
 from urllib.error import HTTPError
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
+import ci_strict  # tests/browser/ci_strict.py: under CI=true, no site fails instead of skipping
 import pytest
 import yaml
 
@@ -67,8 +69,8 @@ ARTIFACTS = ROOT / "artifacts"
 OFF_MACHINE_COUNTS: dict[str, int] = {}
 
 if not (SITE / "index.html").is_file():
-    pytest.skip("no built site in _build/html: run `jupyter-book build .` first (.ci/run builds it before "
-                "the browser tests)", allow_module_level=True)
+    ci_strict.skip_or_fail("no built site in _build/html: run `jupyter-book build .` first (.ci/run builds it "
+                           "before the browser tests)", module=True)
 
 
 def _pages() -> list[str]:

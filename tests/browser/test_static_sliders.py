@@ -18,6 +18,7 @@ import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import ci_strict  # tests/browser/ci_strict.py: under CI=true, no site fails instead of skipping
 import pytest
 
 from tools import slider_frames
@@ -49,7 +50,7 @@ class _QuietHandler(SimpleHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def site_url():
     if not (SITE / "chapters").is_dir():
-        pytest.skip("no built site: run `jupyter-book build .` first")
+        ci_strict.skip_or_fail("no built site: run `jupyter-book build .` first")
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(SITE)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

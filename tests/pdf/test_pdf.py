@@ -5,7 +5,8 @@ Run after ``jupyter-book build . --builder pdflatex`` (``.ci/run`` does, after t
     pytest tests/pdf -p no:cacheprovider
 
 Not collected by a plain ``pytest`` (``norecursedirs`` lists ``pdf``); skipped with a reason when the
-PDF or poppler-utils is missing. Page images for a person to look at: ``pdftoppm -png -r 60 -f N -l N``.
+PDF or poppler-utils is missing (under ``CI=true``: failed, see tests/browser/ci_strict.py). Page images
+for a person to look at: ``pdftoppm -png -r 60 -f N -l N``.
 
 Checked: every document of ``_toc.yml`` is there under its title, in the toc's order; theorems and
 definitions are numbered per chapter; every entry of references.bib is in the bibliography and no
@@ -28,6 +29,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from ci_strict import skip_or_fail  # tests/browser/ci_strict.py, loaded by this folder's conftest.py
 
 ROOT = Path(__file__).resolve().parents[2]
 PDF = Path(os.environ.get("DP_BOOK_PDF", ROOT / "_build" / "latex" / "dp-by-experiment.pdf"))
@@ -42,10 +44,10 @@ NAMES = {"en": {"Theorem": "Theorem", "Definition": "Definition", "Solution to":
          "zh-CN": {"Theorem": "定理", "Definition": "定义", "Solution to": "解答 练习"}}[LANG]
 
 if not PDF.is_file():
-    pytest.skip(f"no {PDF.relative_to(ROOT) if PDF.is_relative_to(ROOT) else PDF}: run "
-                "`jupyter-book build . --builder pdflatex` first (.ci/run does)", allow_module_level=True)
+    skip_or_fail(f"no {PDF.relative_to(ROOT) if PDF.is_relative_to(ROOT) else PDF}: run "
+                 "`jupyter-book build . --builder pdflatex` first (.ci/run does)", module=True)
 if not shutil.which("pdftotext"):
-    pytest.skip("pdftotext is missing: apt-get install poppler-utils", allow_module_level=True)
+    skip_or_fail("pdftotext is missing: apt-get install poppler-utils", module=True)
 
 
 def _catalog(doc: str) -> dict:

@@ -1,7 +1,8 @@
 """The chapter's PipelineDP pipeline on Apache Spark (local[2]) over 10^6 rows made on the fly.
 
 Run explicitly, like the browser tests (`pytest tests/spark`, after `pip install -r requirements-spark.txt`;
-.ci/run does it). Skipped, with the reason, when pyspark or a Java runtime is missing.
+.ci/run does it). Skipped, with the reason, when pyspark or a Java runtime is missing; under CI=true that
+fails instead (tests/browser/ci_strict.py).
 
 PipelineDP's noise and its contribution bounding draw from secure, unseedable randomness, so the checks are
 the seed-independent invariants the chapter prints for the local run: every public partition is released, and
@@ -14,13 +15,18 @@ import shutil
 
 import numpy as np
 import pytest
+from ci_strict import skip_or_fail  # tests/browser/ci_strict.py, loaded by this folder's conftest.py
 
 from dp_lib import CATEGORIES, contribution_envelope, make_rng, pipeline_dp_release, simulate_visits
 
-pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed: pip install -r requirements-spark.txt")
+try:
+    import pyspark
+except ImportError:
+    pyspark = None
+if pyspark is None:
+    skip_or_fail("pyspark is not installed: pip install -r requirements-spark.txt", module=True)
 if shutil.which("java") is None:
-    pytest.skip("no Java runtime on PATH (Spark needs one; .ci/run installs openjdk-17-jre-headless)",
-                allow_module_level=True)
+    skip_or_fail("no Java runtime on PATH (Spark needs one; .ci/run installs openjdk-17-jre-headless)", module=True)
 
 pytestmark = pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
 
