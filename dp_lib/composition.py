@@ -541,8 +541,8 @@ class PrivacyAccountant:
                 f"spent=({eps:.6g}, {dlt:.6g}), charges={len(self._rows)})")
 
 
-def parallel_histogram(data, column, epsilon, *, rng, domain=None, size=None):
-    """A Laplace-noised count for every category of ``data[column]``.
+def parallel_histogram(data, column, epsilon, *, rng, domain, size=None):
+    """A Laplace-noised count of ``data[column]`` for every category of a public ``domain``.
 
     Parameters
     ----------
@@ -550,12 +550,13 @@ def parallel_histogram(data, column, epsilon, *, rng, domain=None, size=None):
     column : str, a column of ``data``.
     epsilon : float > 0, spent once for the whole histogram.
     rng : numpy.random.Generator (keyword-only, required).
-    domain : sequence of categories, optional. The public list of bins. If
-        omitted, the bins are the sorted distinct values seen in the data,
-        which is only private when that list is public knowledge anyway: a
-        bin that appears because of one record reveals that record. Rows
-        whose value is not in ``domain`` are not counted.
-
+    domain : sequence of categories (keyword-only, required). The public list
+        of bins, fixed without looking at the data (e.g. a codebook such as
+        ``EDUCATION_LEVELS``). There is no default: bins read off the data are
+        not differentially private for any ε, because the set of bins itself
+        changes when the only record of a category is added or removed. Rows
+        whose value is not in ``domain`` are not counted; a bin nobody falls
+        into gets a noisy count of 0.
     size : None, int or tuple; that many independent histograms (default one).
 
     Returns
@@ -565,9 +566,11 @@ def parallel_histogram(data, column, epsilon, *, rng, domain=None, size=None):
     (a tuple ``size`` gives a numpy array of shape ``size + (bins,)``).
 
     Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
-    for add/remove-one neighbours: a record changes exactly one count by 1 (L1 sensitivity 1), so by parallel composition each bin's
-    Lap(1/ε) noise costs ε in total. Under replace-one neighbours two counts
-    change (L1 sensitivity 2): the same release is only 2ε-DP.
+    for add/remove-one neighbours, given a public ``domain``: the released bins
+    are the same for every data set, and a record changes at most one count by
+    1 (L1 sensitivity 1), so by parallel composition each bin's Lap(1/ε) noise
+    costs ε in total. Under replace-one neighbours two counts change (L1
+    sensitivity 2): the same release is only 2ε-DP.
 
     Defined in: chapters/03_composition.ipynb
 
@@ -579,6 +582,10 @@ def parallel_histogram(data, column, epsilon, *, rng, domain=None, size=None):
     >>> list(noisy.index)
     ['red', 'blue', 'green']
     """
+    if domain is None:
+        raise TypeError("domain is required: pass the public list of bins (e.g. a codebook); bins read off the "
+                        "data are not differentially private")
+    bins = list(check_domain(domain))
     if not isinstance(data, pd.DataFrame):
         raise ValueError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     if not isinstance(column, Hashable) or column not in data.columns:
@@ -587,7 +594,6 @@ def parallel_histogram(data, column, epsilon, *, rng, domain=None, size=None):
     rng = check_rng(rng)
     shape = check_size(size)
     counts = data[column].value_counts(dropna=True)
-    bins = sorted(counts.index) if domain is None else list(check_domain(domain))
     true_counts = counts.reindex(bins, fill_value=0).to_numpy(dtype=float)
     if shape is None:
         noisy = laplace_mech(true_counts, 1.0, eps, rng=rng)

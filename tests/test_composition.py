@@ -10,6 +10,8 @@ import pytest
 from scipy import stats
 
 from dp_lib import (
+    EDUCATION_LEVELS,
+    MARITAL_STATUSES,
     BudgetExceededError,
     PrivacyAccountant,
     advanced_composition,
@@ -352,13 +354,45 @@ def test_parallel_histogram_noise_is_laplace_one_over_epsilon():
 
 def test_parallel_histogram_on_adult_matches_laplace_mech():
     adult = load_adult()
-    noisy = parallel_histogram(adult, "Marital Status", 1.0, rng=make_rng(1))
-    true = adult["Marital Status"].value_counts().sort_index()
-    assert list(noisy.index) == list(true.index)
+    noisy = parallel_histogram(adult, "Marital Status", 1.0, rng=make_rng(1), domain=MARITAL_STATUSES)
+    true = adult["Marital Status"].value_counts().reindex(list(MARITAL_STATUSES), fill_value=0)
+    assert list(noisy.index) == list(MARITAL_STATUSES)
     assert noisy.index.name == "Marital Status"
     expected = laplace_mech(true.to_numpy(dtype=float), 1.0, 1.0, rng=make_rng(1))
     np.testing.assert_array_equal(noisy.to_numpy(), expected)
     assert float(np.max(np.abs(noisy - true))) < 15  # Lap(1): P(|X| > 15) = e^-15 per bin
+
+
+def test_parallel_histogram_releases_the_same_bins_for_neighbours():
+    """The set of released bins must not depend on the data: neighbours that differ in the only record of a category
+    get the same index. Bins read off the data (the old default) fail this: one record adds or removes a whole bin,
+    an output impossible under the other data set (infinite privacy loss, for every ε)."""
+    adult = load_adult()
+    young = adult[adult["Age"] < 20]
+    only = young.index[young["Education"] == "Preschool"]
+    assert len(only) == 1  # the single person under 20 with Preschool education
+    without = young.drop(index=only)
+    with_bin = parallel_histogram(young, "Education", 0.5, rng=make_rng(0), domain=EDUCATION_LEVELS)
+    without_bin = parallel_histogram(without, "Education", 0.5, rng=make_rng(0), domain=EDUCATION_LEVELS)
+    assert list(with_bin.index) == list(without_bin.index) == list(EDUCATION_LEVELS)
+    # the old behaviour, bins = sorted distinct values seen in the data, tells the neighbours apart
+    seen_with, seen_without = sorted(young["Education"].unique()), sorted(without["Education"].unique())
+    assert seen_with != seen_without and "Preschool" in seen_with and "Preschool" not in seen_without
+    # same generator state, same domain: the draws differ only by the one count that changed
+    assert (with_bin - without_bin).abs().idxmax() == "Preschool"
+    np.testing.assert_allclose((with_bin - without_bin).drop("Preschool"), 0.0, atol=0.0)
+
+
+def test_parallel_histogram_requires_a_public_domain():
+    df = pd.DataFrame({"c": ["a", "b"]})
+    with pytest.raises(TypeError, match="domain"):
+        parallel_histogram(df, "c", 1.0, rng=make_rng(0))  # missing: a parameter error, never data-dependent
+    with pytest.raises(TypeError, match="domain"):
+        parallel_histogram(df, "c", 1.0, rng=make_rng(0), domain=None)
+    with pytest.raises(ValueError, match="domain"):
+        parallel_histogram(df, "c", 1.0, rng=make_rng(0), domain=[])
+    with pytest.raises(TypeError, match="domain"):  # the domain is checked before the data are looked at
+        parallel_histogram(pd.DataFrame({"c": []}), "c", 1.0, rng=make_rng(0))
 
 
 def test_parallel_histogram_domain_order_and_unseen_values():
@@ -444,13 +478,13 @@ def test_spend_refuses_bad_arguments_and_records_nothing(args, name):
 def test_parallel_histogram_refuses():
     df = pd.DataFrame({"c": ["a", "b"]})
     with pytest.raises(ValueError, match="data"):
-        parallel_histogram(df.to_numpy(), "c", 1.0, rng=make_rng(0))
+        parallel_histogram(df.to_numpy(), "c", 1.0, rng=make_rng(0), domain=["a", "b"])
     with pytest.raises(ValueError, match="column"):
-        parallel_histogram(df, "missing", 1.0, rng=make_rng(0))
+        parallel_histogram(df, "missing", 1.0, rng=make_rng(0), domain=["a", "b"])
     with pytest.raises(ValueError, match="epsilon"):
-        parallel_histogram(df, "c", 0.0, rng=make_rng(0))
+        parallel_histogram(df, "c", 0.0, rng=make_rng(0), domain=["a", "b"])
     with pytest.raises(ValueError, match="rng"):
-        parallel_histogram(df, "c", 1.0, rng=0)
+        parallel_histogram(df, "c", 1.0, rng=0, domain=["a", "b"])
     with pytest.raises(ValueError, match="domain"):
         parallel_histogram(df, "c", 1.0, rng=make_rng(0), domain=[])
     with pytest.raises(ValueError, match="domain"):
