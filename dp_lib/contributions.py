@@ -211,8 +211,10 @@ def contribution_envelope(df, user, partition, value, *, partitions, max_partiti
     m partitions keeps each with probability p = min(1, L0/m), and then min(n, L∞) of its n
     rows. So the bounded count (sum) has the mean Σ p·min(n, L∞) (Σ p·min(n, L∞)/n·S, with S
     the user's clamped total) and, by Hoeffding's inequality over users, stays within
-    ``*_slack`` of it except with probability ``failure``. A release adds its noise on top:
-    this lets a test check a library whose randomness cannot be seeded.
+    ``*_slack`` of it except with probability ``failure``. That probability is per value: for
+    all 2·len(partitions) counts and sums at once, pass ``failure`` divided by their number (a
+    union bound). A release adds its noise on top: this lets a test check a library whose
+    randomness cannot be seeded.
 
     Parameters
     ----------
@@ -221,7 +223,7 @@ def contribution_envelope(df, user, partition, value, *, partitions, max_partiti
     partitions : the public partitions.
     max_partitions, max_per_partition : ints ≥ 1, the bounds L0 and L∞.
     min_value, max_value : floats, the clamping range of ``value``.
-    failure : float in (0, 1), the probability that a bound may fail.
+    failure : float in (0, 1), the probability that one value (one count or one sum) leaves its bound.
 
     Returns
     -------

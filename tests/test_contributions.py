@@ -312,3 +312,17 @@ def test_opendp_count_by_categories_map_gives_the_user_level_epsilon():
             >> dp.m.then_laplace(scale=l0 * linf / epsilon))
     assert meas.map(l0 * linf) == pytest.approx(epsilon)
     assert meas.map(1) == pytest.approx(epsilon / (l0 * linf))  # the event-level reading of the same noise
+
+
+def test_heavy_user_figure_centres_each_panel_on_its_own_count():
+    """Review fix: the user-level panel is centred at the *bounded* count (bounding trims other heavy users too),
+    not at the raw count of the event-level panel; the five-digit tick labels do not crowd."""
+    from dp_lib.plotting import plot_heavy_user
+
+    fig = plot_heavy_user(1.0, heavy_rows=631, max_per_partition=10, base=9_605, bounded_base=8_342)
+    (left, right) = fig.axes
+    for ax, expected in ((left, (9_605, 10_236)), (right, (8_342, 8_352))):
+        peaks = [line.get_xdata()[np.argmax(line.get_ydata())] for line in ax.lines]
+        step = np.diff(ax.lines[0].get_xdata()[:2])[0]
+        assert np.allclose(peaks, expected, atol=step)
+        assert len([t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]) <= 6

@@ -7,6 +7,7 @@ from functools import lru_cache
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import MaxNLocator, StrMethodFormatter
 
 from ..contributions import CATEGORIES, load_visits, partition_selection_threshold
 from ..validation import check_epsilon, check_int
@@ -60,28 +61,33 @@ def expected_bounded_counts(max_partitions, max_per_partition):
 
 
 @book_style
-def plot_heavy_user(epsilon=1.0, *, heavy_rows=631, max_per_partition=10, base=10_236):
-    """Densities of the released "kitchen" count with and without the heaviest user.
+def plot_heavy_user(epsilon=1.0, *, heavy_rows=631, max_per_partition=10, base=9_605, bounded_base=8_342):
+    """Two panels: densities of the released "kitchen" count without and with the heaviest user.
 
-    Left, event level (noise Lap(1/ε)): the two curves are hundreds of noise widths apart, so one
-    release tells whether the user is in the log. Right, user level with one public partition
-    (the user keeps at most L∞ rows, noise Lap(L∞/ε)): the curves overlap and the user is hidden.
+    Left, event level (noise Lap(1/ε)), centred at ``base`` (the raw count without the user) and
+    ``base + heavy_rows``: the curves are hundreds of noise widths apart, so one release tells
+    whether the user is in the log. Right, user level with one public partition (every user keeps
+    at most L∞ kitchen rows, noise Lap(L∞/ε)), centred at ``bounded_base`` (the bounded count
+    without the user: bounding trims the other heavy users' rows too) and ``bounded_base + L∞``
+    (the user has at least L∞ rows): the curves overlap and the user is hidden.
 
     Privacy: none (exact densities, no data). Defined in: chapters/10_user_level.ipynb
     """
     fig, axes = new_figure(1, 2, width=8.0, height=2.8)
-    panels = ((axes[0], heavy_rows, 1 / epsilon, f"event level: Lap(1/ε), ε = {epsilon:g}"),
-              (axes[1], max_per_partition, max_per_partition / epsilon,
+    panels = ((axes[0], base, heavy_rows, 1 / epsilon, f"event level: Lap(1/ε), ε = {epsilon:g}"),
+              (axes[1], bounded_base, max_per_partition, max_per_partition / epsilon,
                f"user level: L∞ = {max_per_partition}, Lap(L∞/ε)"))
-    for ax, shift, scale, title in panels:
+    for ax, centre, shift, scale, title in panels:
         span = max(shift, 8 * scale)
-        x = np.linspace(base - 4 * scale - 0.1 * span, base + shift + 4 * scale + 0.1 * span, 800)
-        for loc, colour, label in ((base, OKABE_ITO["blue"], "without the user"),
-                                   (base + shift, OKABE_ITO["vermillion"], "with the user")):
+        x = np.linspace(centre - 4 * scale - 0.1 * span, centre + shift + 4 * scale + 0.1 * span, 800)
+        for loc, colour, label in ((centre, OKABE_ITO["blue"], "without the user"),
+                                   (centre + shift, OKABE_ITO["vermillion"], "with the user")):
             ax.plot(x, np.exp(-np.abs(x - loc) / scale) / (2 * scale), color=colour, label=label)
         ax.set_title(title)
         ax.set_xlabel("released kitchen count")
         ax.set_yticks([])
+        ax.xaxis.set_major_locator(MaxNLocator(5))  # five-digit counts: fewer ticks, so the labels never touch
+        ax.xaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
     axes[0].legend(loc="upper center")
     return fig
 
