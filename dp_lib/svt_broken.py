@@ -1,9 +1,11 @@
 """Published sparse-vector variants that are NOT differentially private, kept to be caught.
 
 Lyu, Su & Li (PVLDB 2017, "Understanding the Sparse Vector Technique for
-Differential Privacy", Table 1) list six SVT algorithms from the literature.
-Their Algorithms 1 and 2 are private; the four below are not, or not at the
-claimed level. Each function reproduces one of them with its published noise
+Differential Privacy", Table 1) compare their own SVT algorithm with five from
+the literature. Their Algorithm 1 and Algorithm 2 (Dwork & Roth's Sparse: c
+runs of AboveThreshold at ε/c each, the threshold noise re-drawn at that
+per-run scale after each ⊤) are private; the four below are not, or not at
+the claimed level. Each function reproduces one of them with its published noise
 scales, on top of ``dp_lib.svt.svt_transcript``, so that the only
 difference from the correct algorithm is visible in one line.
 
@@ -156,9 +158,10 @@ def broken_variants_table():
     """
     rows = [
         ("Alg. 1", "Lyu, Su & Li 2017", "ρ ~ Lap(Δ/ε₁), ν ~ Lap(2cΔ/ε₂), halt after c ⊤", "ε", "ε"),
-        ("Alg. 2", "Dwork & Roth 2014", "as Alg. 1 but ρ re-drawn after each ⊤", "ε", "ε"),
+        ("Alg. 2", "Dwork & Roth 2014", "c runs of AboveThreshold at ε/c: ρ ~ Lap(2cΔ/ε), re-drawn after each ⊤; "
+                                        "ν ~ Lap(4cΔ/ε)", "ε", "ε"),
         ("Alg. 3", "Roth 2011", "releases q_i + ν_i instead of ⊤", "ε", "∞"),
-        ("Alg. 4", "Lee & Clifton 2014", "ε₁ = ε/4, ν ~ Lap(Δ/ε₂): no factor c", "ε", "(1 + 6c)/4 · ε"),
+        ("Alg. 4", "Lee & Clifton 2014", "ε₁ = ε/4, ν ~ Lap(Δ/ε₂): no factor 2c", "ε", "(1 + 6c)/4 · ε"),
         ("Alg. 5", "Stoddard et al. 2014", "no noise on the queries, no cutoff c", "ε", "∞"),
         ("Alg. 6", "Chen et al. 2015", "ν ~ Lap(Δ/ε₂), no cutoff c", "ε", "∞"),
     ]

@@ -170,7 +170,38 @@ def test_broken_variants_do_what_the_paper_says(rng):
     assert chen2015_no_cutoff(np.full(10, 100.0), 0.0, 1.0, rng=rng, size=100).sum(axis=1).min() > 2
     table = broken_variants_table()
     assert table.loc["Lee & Clifton 2014", "true privacy"] == "(1 + 6c)/4 · ε"
+    assert "no factor 2c" in table.loc["Lee & Clifton 2014", "what it does"]
     assert list(table["true privacy"]).count("∞") == 3
+
+
+def test_dwork_roth_sparse_row_gives_the_per_round_scales_and_they_are_private():
+    """Table 1's Alg. 2 (Dwork & Roth's Sparse) is c runs of AboveThreshold at ε/c: ρ ~ Lap(2cΔ/ε), re-drawn after
+    each ⊤, ν ~ Lap(4cΔ/ε). One round at those scales loses at most ε/c on the pair 'm ⊥ then ⊤'; keeping
+    Algorithm 1's scales (ρ ~ Lap(Δ/ε₁), ν ~ Lap(2cΔ/ε₂), even split) and only re-drawing ρ loses about
+    0.75 per round at ε = 1, c = 2: two rounds 1.5 > ε, so that reading of the row is not ε-DP."""
+    row = broken_variants_table().loc["Dwork & Roth 2014", "what it does"]
+    assert "Lap(2cΔ/ε)" in row and "Lap(4cΔ/ε)" in row and "ε/c" in row and "re-drawn" in row
+    eps, c, m = 1.0, 2, 64
+    x, x_prime = np.r_[np.zeros(m), 1.0], np.r_[np.ones(m), 0.0]
+    pattern = np.r_[np.zeros(m, bool), True]
+
+    def round_loss(b_rho, b_nu):
+        p, p_prime = (svt_pattern_probability(v, 0.0, pattern, b_rho, b_nu, c=1) for v in (x, x_prime))
+        return math.log(p / p_prime)
+
+    assert svt_noise_scales(eps / c, 1, split=0.5) == pytest.approx((2 * c / eps, 4 * c / eps))  # AboveThreshold
+    assert round_loss(2 * c / eps, 4 * c / eps) <= eps / c + 1e-9
+    literal = round_loss(*svt_noise_scales(eps, c, split=0.5))  # Alg. 1's scales, ρ re-drawn each round
+    assert c * literal > eps and literal == pytest.approx(0.75, abs=1e-3)
+
+
+def test_country_list_is_the_codebook_not_the_data():
+    from dp_lib import COUNTRIES
+    from dp_lib.plotting.sparse_vector import country_counts
+
+    names, counts = country_counts()
+    assert names == sorted(set(COUNTRIES) - {"United-States"})
+    assert counts.shape == (len(names),) and (counts >= 0).all()
 
 
 # --- audits ----------------------------------------------------------------------------------

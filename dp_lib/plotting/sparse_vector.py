@@ -9,7 +9,7 @@ import matplotlib as mpl
 import numpy as np
 from matplotlib.collections import PolyCollection
 
-from ..data import load_adult
+from ..data import COUNTRIES, load_adult
 from ..noise import check_noise_range, sample_laplace
 from ..random import make_rng
 from ..svt import svt_budget_split, svt_noise_scales
@@ -22,16 +22,18 @@ __all__ = ["country_counts", "plot_svt_countries", "SVTCountriesPlot", "plot_svt
 
 @lru_cache(maxsize=1)
 def _country_counts():
-    counts = load_adult()["Country"].value_counts()
-    counts = counts.drop(index="United-States").sort_index()  # a public order: alphabetical
-    return tuple(counts.index), counts.to_numpy(dtype=float)
+    names = sorted(c for c in COUNTRIES if c != "United-States")  # the public codebook, in a public order
+    counts = load_adult()["Country"].value_counts().reindex(names, fill_value=0)  # a country nobody names: 0
+    return tuple(names), counts.to_numpy(dtype=float)
 
 
 def country_counts():
-    """(countries, counts): the 40 countries of birth other than the United States, alphabetical; cached.
+    """(countries, counts): the 40 countries of birth of the codebook other than the United States, alphabetical.
 
-    The list of countries is public (the census codebook) and fixes the order in
-    which the sparse vector technique asks its queries; the counts are private.
+    The list of countries is public (``dp_lib.COUNTRIES``, the UCI documentation),
+    never read off the data, so a country with no one in the data keeps its
+    place with count 0; it fixes the order in which the sparse vector technique
+    asks its queries. The counts are private. Cached.
 
     Defined in: chapters/05_sparse_vector.ipynb
     """
