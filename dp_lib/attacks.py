@@ -14,7 +14,7 @@ them is private; they are what differential privacy is built to stop.
   against a Laplace count; ``max_tpr`` and ``guess_success_bound`` are the
   limits that ε-DP puts on any such test (Kairouz, Oh & Viswanath 2015).
 - ``hockey_stick_delta`` is the smallest δ for which two discrete output
-  distributions satisfy the (ε, δ) inequality.
+  distributions, in the order given, satisfy the (ε, δ) inequality.
 """
 
 from __future__ import annotations
@@ -302,6 +302,9 @@ def max_tpr(fpr, epsilon, delta=0.0):
 def guess_success_bound(epsilon):
     """e^ε/(1 + e^ε): the best chance of guessing "in or out" right at a fair prior under ε-DP.
 
+    This is the pure (δ = 0) bound; under (ε, δ)-DP the two testing
+    inequalities give (e^ε + δ)/(1 + e^ε) instead.
+
     Parameters
     ----------
     epsilon : float > 0.
@@ -324,6 +327,10 @@ def guess_success_bound(epsilon):
 
 def hockey_stick_delta(p, q, epsilon):
     """Smallest δ with P(S) ≤ e^ε·Q(S) + δ for every event S: Σ_y max(p(y) − e^ε·q(y), 0).
+
+    This is for one ordered pair (P, Q). A mechanism's δ(ε) is the largest
+    value over all pairs of neighbouring data sets, in both orders (for one
+    pair: ``max(hockey_stick_delta(p, q, ε), hockey_stick_delta(q, p, ε))``).
 
     Parameters
     ----------

@@ -124,8 +124,11 @@ def plot_reconstruction(noise_ratio=0.5):
     recovers from 800 random subset sums answered with noise up to E, as E/√n
     grows; the dot marks the slider's setting. Right, the least-squares
     estimate for each person at that setting, coloured by the true bit, with
-    the rounding threshold ½. Recovery is near perfect while E is well below
-    √n and falls to guessing once E passes √n. Drawn by ``ReconstructionPlot``.
+    the rounding threshold ½. Recovery is near perfect up to E ≈ 0.25·√n,
+    already lower at 0.5·√n, and close to guessing once E passes √n. The
+    curve is a mean over 20 noise draws; the dot and the right panel show one
+    draw. Queries and noise come from ``make_rng(2003)``, independent of the
+    chapter's generator. Drawn by ``ReconstructionPlot``.
 
     Defined in: chapters/01_why_privacy.ipynb
     """
@@ -225,7 +228,8 @@ def plot_testing_region(epsilon=1.0, seed=2015):
     pairs allowed by FPR + e^ε·FNR ≥ 1 and its mirror image. The curve is the
     exact ROC of threshold tests on a Laplace count (Alice adds 1); the dot is
     a membership-inference attacker who says "in" when the noisy count is
-    above the midpoint, measured on 20,000 releases each way. Its accuracy at
+    above the midpoint, re-run here on 20,000 releases each way with
+    ``make_rng(seed)``. Its accuracy at
     a fair prior is at most e^ε/(1 + e^ε). Drawn by ``HypothesisTestingRegionPlot``.
 
     Defined in: chapters/01_why_privacy.ipynb
