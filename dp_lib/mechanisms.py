@@ -85,10 +85,11 @@ def laplace_mech(value, sensitivity, epsilon, *, rng):
 def gaussian_sigma(sensitivity, epsilon, delta):
     """Classic Gaussian calibration σ = sqrt(2 ln(1.25/δ)) Δ₂ / ε.
 
-    Proved only for ε in (0, 1) (Dwork & Roth 2014, Thm A.1); larger ε is
-    refused, because for large ε this σ violates δ: past ε ≈ 8.4 at δ = 1e-5
-    (7.46 at δ = 1e-3, 9.85 at δ = 1e-10). Use
-    ``analytic_gaussian_sigma`` for any ε and a smaller σ.
+    Proved only for ε in (0, 1) (Dwork & Roth 2014, Thm A.1), so ε >= 1 is
+    refused. For ε between 1 and about 8 this σ still happens to meet δ, but
+    far enough out it really violates it: past ε ≈ 8.4 at δ = 1e-5 (7.46 at
+    δ = 1e-3, 9.85 at δ = 1e-10). Use ``analytic_gaussian_sigma`` for any ε
+    and a smaller σ.
 
     Privacy: (ε, δ)-DP when ``sensitivity`` bounds the L2 sensitivity and 0 < ε < 1.
 
