@@ -138,9 +138,11 @@ def sample_and_aggregate(values, f, k, lower, upper, epsilon, *, rng, keys=None,
     """Sample-and-aggregate: mean of k clipped chunk answers + Lap((upper - lower)/(kε)).
 
     Records go to exactly k chunks by a hash of their key (``keys``, e.g. the
-    SSN column). Without ``keys`` the row index is hashed: valid only if the
-    index is a fixed per-record identifier, i.e. rows are never renumbered when
-    a record is added or removed. See ``chunk_answers`` for f and ``default``.
+    SSN column). Without ``keys`` the row index 0, 1, 2, ... is hashed instead,
+    and the guarantee below then needs the row index to be a stable, public
+    identifier of each record: for a table read from a file it is not (removing
+    a row renumbers every later row, moving many records between chunks), so
+    pass a real identifier. See ``chunk_answers`` for f and ``default``.
     ``size`` gives that many independent runs on the same chunks.
 
     Parameters
@@ -155,9 +157,10 @@ def sample_and_aggregate(values, f, k, lower, upper, epsilon, *, rng, keys=None,
     float, or an array of ``size`` floats.
 
     Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
-    for add/remove-one neighbours: one record changes one chunk
-    answer by at most upper - lower, the mean by (upper - lower)/k (parallel
-    composition over disjoint, data-independent chunks).
+    for add/remove-one neighbours, when each record's key is fixed by the record alone: with ``keys``, or with
+    keys=None valid only if the row index is a stable, public identifier (never renumbered when a record is added
+    or removed). Then one record changes one chunk answer by at most upper - lower, the mean by (upper - lower)/k
+    (disjoint, data-independent chunks).
 
     Defined in: chapters/06_local_sensitivity.ipynb
 

@@ -38,8 +38,13 @@ __all__ = [
 def mean_local_sensitivity(n, upper):
     """Largest local sensitivity of the mean over all data sets of n values in [0, upper]: upper / n.
 
-    Attained by {upper, 0, ..., 0}; it depends on n only, so unlike the
-    data-dependent LS it may calibrate noise (as in PTR and smooth sensitivity).
+    Attained by {upper, 0, ..., 0}. It depends on n, and n is private under
+    add/remove-one neighbours (a count of sensitivity 1), so upper / n is NOT a
+    valid noise scale by itself: Lap(upper / (n ε)) added directly is not ε-DP
+    (on {0, 0} and {0, 0, 0} with upper = 100 and ε = 1 both means are 0, the
+    scales 50 and 33.3, and P[|y| > 300] is e^-6 against e^-9, a ratio e^3).
+    Use it only inside propose-test-release (whose private test checks
+    the bound) or as a smooth upper bound (``smooth_sensitivity_mean``).
     For n = 1 it holds whatever fixed value in [0, upper] the empty mean is given.
 
     Parameters
@@ -51,7 +56,8 @@ def mean_local_sensitivity(n, upper):
     -------
     float, upper / n.
 
-    Privacy: none (a formula); add/remove-one neighbours.
+    Privacy: none (a formula), and NOT a noise scale by itself (n is private): valid only inside PTR or
+    smooth sensitivity; add/remove-one neighbours.
 
     Defined in: chapters/06_local_sensitivity.ipynb
 

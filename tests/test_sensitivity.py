@@ -277,6 +277,30 @@ def test_saa_is_unbiased_for_the_clipped_chunk_mean_with_the_right_noise(ages):
     assert stats.kstest(runs - target, stats.laplace(scale=scale).cdf).pvalue > ALPHA
 
 
+def test_keys_default_is_the_row_index_valid_only_if_it_never_renumbers(ages):
+    """keys=None hashes the row index: the same chunks as keys=arange(n). Removing the first row renumbers every
+    later row, so with the default one person moves almost every chunk answer; with stable keys, only one."""
+    x = ages[:3000]
+    assert np.array_equal(chunk_answers(x, "mean", 50, 0, U), chunk_answers(x, "mean", 50, 0, U, keys=np.arange(x.size)))
+    assert sample_and_aggregate(x, "mean", 50, 0, U, 1.0, rng=make_rng(3)) == sample_and_aggregate(
+        x, "mean", 50, 0, U, 1.0, rng=make_rng(3), keys=np.arange(x.size))
+    renumbered = chunk_answers(x[1:], "mean", 50, 0, U)  # row 1 becomes row 0, ...
+    assert (chunk_answers(x, "mean", 50, 0, U) != renumbered).sum() > 40
+    stable = chunk_answers(x[1:], "mean", 50, 0, U, keys=np.arange(1, x.size))
+    assert (chunk_answers(x, "mean", 50, 0, U) != stable).sum() == 1
+    doc = " ".join(sample_and_aggregate.__doc__.split())
+    assert "valid only if the row index is a stable, public identifier" in doc
+
+
+def test_worst_case_ls_u_over_n_is_not_a_noise_scale_by_itself():
+    """n is private under add/remove: Lap(U/(nε)) used directly is not ε-DP (the docstring's counterexample)."""
+    eps, t = 1.0, 300.0
+    b_x, b_x_prime = (mean_local_sensitivity(n, U) / eps for n in (2, 3))  # both data sets have mean 0
+    loss = (-t / b_x) - (-t / b_x_prime)  # ln P[|y| > t] on x minus on x' (Laplace tails e^(-t/b))
+    assert loss == pytest.approx(3.0) and loss > eps
+    assert "NOT" in mean_local_sensitivity.__doc__ and "only inside" in mean_local_sensitivity.__doc__
+
+
 def test_contiguous_slicing_slip_numbers():
     n = 32_561
     assert contiguous_chunk_count(n, 600) == 593

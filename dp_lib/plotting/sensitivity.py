@@ -129,9 +129,9 @@ def plot_ptr_refusal(epsilon=1.0, delta=None, *, n=32_561, upper=UPPER):
 def plot_smooth_terms(epsilon=1.0, delta=None, *, n=32_561, small_n=50, upper=UPPER):
     """log10 of e^{-βk} A(k), A(k) = upper/max(n - k, 1), over every k from 0 to n + 1, for two sizes n.
 
-    The maximum (the smooth sensitivity S, marked) sits at k = 0 for the Adult
+    The maximum (the smooth sensitivity S_β, marked) sits at k = 0 for the Adult
     size but at the far end for a small data set: truncating the max to small k
-    would understate S there. δ defaults to 1/48842² (a public bound on n).
+    would understate S_β there. δ defaults to 1/48842² (a public bound on n).
 
     Defined in: chapters/06_local_sensitivity.ipynb
     """
@@ -145,7 +145,7 @@ def plot_smooth_terms(epsilon=1.0, delta=None, *, n=32_561, small_n=50, upper=UP
         s = smooth_sensitivity_mean(size, upper, epsilon, delta)
         ax.plot(k, terms, color=OKABE_ITO["blue"], label="log10 e^(−βk) A(k)")
         best = int(np.argmax(terms))
-        ax.plot([best], [terms[best]], "o", color=OKABE_ITO["vermillion"], label=f"max at k = {best:,}: S = {s:.3g}")
+        ax.plot([best], [terms[best]], "o", color=OKABE_ITO["vermillion"], label=f"max at k = {best:,}: S_β = {s:.3g}")
         ax.axhline(math.log10(upper / size), color=OKABE_ITO["black"], ls=":", lw=1, label="k = 0 term, U/n")
         if best != size - 1:  # the far end is a local maximum too: show how small it is
             ax.annotate(f"k = n − 1: 10^{terms[size - 1]:.0f}", (size - 1, terms[size - 1]), xytext=(-10, 25),
@@ -175,12 +175,12 @@ def _chunk_stds(values, keys, k, lower, upper):
 
 @book_style
 def plot_saa_tradeoff(epsilon=1.0, *, ks=(10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000)):
-    """Sample-and-aggregate on the Adult ages: |bias|, noise std and RMSE against the number of chunks k.
+    """Sample-and-aggregate on the Adult ages: |bias|, noise std and RMSE against the number of chunks K.
 
     Chunks by a hash of the SSN. Left: f = mean clipped to [0, 100]; right:
     f = standard deviation clipped to [0, 50]. The bias is exact
     (mean of the chunk answers minus f of the whole data), the noise std is
-    √2·(u - l)/(kε), so the figure needs no simulation.
+    √2·(U - L)/(Kε), so the figure needs no simulation (K is the keyword ``k`` of ``chunk_answers``).
 
     Defined in: chapters/06_local_sensitivity.ipynb
     """
@@ -197,7 +197,7 @@ def plot_saa_tradeoff(epsilon=1.0, *, ks=(10, 20, 50, 100, 200, 500, 1000, 2000,
         ax.loglog(ks, np.abs(bias), "o-", ms=3, color=OKABE_ITO["orange"], label="|bias|")
         ax.loglog(ks, noise, "s-", ms=3, color=OKABE_ITO["sky"], label="noise std")
         ax.loglog(ks, np.hypot(bias, noise), color=OKABE_ITO["black"], lw=2, label="RMSE")
-        ax.set(title=f"f = {name} of a chunk, clipped to [{lo:g}, {hi:g}]", xlabel="number of chunks k",
+        ax.set(title=f"f = {name} of a chunk, clipped to [{lo:g}, {hi:g}]", xlabel="number of chunks K",
                ylabel="years")
         decade_ticks(ax)
         ax.legend(fontsize=8)
