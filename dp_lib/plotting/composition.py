@@ -179,7 +179,7 @@ class AdvancedCompositionPlot(LivePlot):
         self.axes = (left, right)
         zeros = np.zeros(ks.shape)
         (self.plain,) = left.plot(ks, ks.astype(float), color=OKABE_ITO["blue"], label="plain: k·ε")
-        (self.advanced,) = left.plot(ks, zeros, color=OKABE_ITO["vermillion"], label="advanced (Thm 3.20)")
+        (self.advanced,) = left.plot(ks, zeros, color=OKABE_ITO["vermillion"], label="advanced (Thm 3.5)")  # the chapter's numbering
         self.fill = left.fill_between(ks, zeros, zeros, color=OKABE_ITO["green"], alpha=0.25,
                                       label="advanced is smaller")
         left.set_title(" ", y=1.0)  # y given: no title-placement pass (it measures all tick labels)
@@ -259,7 +259,8 @@ def plot_advanced_composition(epsilon=0.1, delta_prime=1e-5):
     """The second slider figure of chapters/03_composition.ipynb: total ε of k ε-DP queries, plain vs advanced.
 
     Left: plain composition k ε against the advanced composition bound of
-    Dwork, Rothblum & Vadhan (Dwork & Roth 2014, Thm 3.20)
+    Dwork, Rothblum & Vadhan (Dwork & Roth 2014, Thm 3.20; Theorem 3.5 of the
+    chapter, as the legend says)
     ε' = sqrt(2k ln(1/δ')) ε + k ε (e^ε − 1), which costs an extra δ'.
     Right: the ratio ε' / (k ε) = sqrt(2 ln(1/δ')/k) + e^ε − 1 on a log k
     axis; advanced composition helps only where it is below 1, which needs
