@@ -470,9 +470,11 @@ def snapping_mech(value, sensitivity, epsilon, bound, *, rng):
     float for a scalar ``value``, otherwise an array of the same shape.
 
     Privacy: ε-DP for neighbours whose values differ by at most ``sensitivity`` (Mironov 2012,
-    §5.2), assuming ln is correctly rounded: numpy's log is accurate to about 1 ulp but not
-    proven correctly rounded (diffprivlib uses crlibm when installed). diffprivlib's
-    ``Snapping`` charges ε differently, λ = (1 + 12Bη)/(ε − 2η) with η = 2⁻⁵³.
+    §5.2), assuming ln is correctly rounded and the scaled values x = value/Δ of neighbours
+    differ by at most 1. Neither is proven here: numpy's log is accurate to about 1 ulp but not
+    proven correctly rounded (diffprivlib uses crlibm when installed), and the float division
+    value/Δ can stretch the scaled sensitivity by about B·2⁻⁵³. diffprivlib's ``Snapping``
+    charges ε differently, λ = (1 + 12Bη)/(ε − 2η) with η = 2⁻⁵³.
 
     Defined in: chapters/09_exact_noise.ipynb
 

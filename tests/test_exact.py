@@ -272,3 +272,14 @@ def test_float_lattice_figure_title_is_the_distinguishing_share():
         assert title.startswith(f"b = {scale:g}: {distinguishing_share(released, 0.0, scale):.2%} of releases")
     with pytest.raises(ValueError, match="scale"):
         plot_float_lattice(scale=0.01)
+
+
+def test_snapping_extra_error_depends_on_where_the_value_sits_on_the_grid():
+    """Review fix (Chapter 9): at ε = 1 (λ ≈ 1, Λ = 2) rounding adds 11.7 % to Laplace's 2λ² with f(D) on a grid
+    point and 22.4 % half-way between two (the exact sums of the chapter), so 'at most Λ²/12' was wrong:
+    Λ²/12 (16.7 %) is only the average over positions."""
+    rng = make_rng(5)
+    on_grid = snapping_mech(np.zeros(400_000), 1.0, 1.0, bound=1e4, rng=rng)
+    half_way = snapping_mech(np.ones(400_000), 1.0, 1.0, bound=1e4, rng=rng) - 1.0
+    assert np.mean(on_grid**2) / 2 - 1 == pytest.approx(0.117, abs=0.015)
+    assert np.mean(half_way**2) / 2 - 1 == pytest.approx(0.224, abs=0.015)

@@ -80,7 +80,7 @@ class FloatLatticePlot(LivePlot):
             missed.set_offsets(np.column_stack([steps[~hit], np.full((~hit).sum(), row)]))
             hit_markers.set_offsets(np.column_stack([steps[hit], np.full(hit.sum(), row)]))
             text.set_text(f"{label}: {hit.sum()} of 48")
-        self.xlabel.set_text(f"double number k after {y[0]:.17g} (one ulp apart)")
+        self.xlabel.set_text(f"index of the double after {y[0]:.17g} (one ulp apart)")
         self.ax.title.set_text(f"b = {scale:g}: {share:.2%} of releases from f(D') = 1 are impossible from f(D) = 0")
 
 
