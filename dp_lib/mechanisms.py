@@ -87,9 +87,9 @@ def gaussian_sigma(sensitivity, epsilon, delta):
 
     Proved only for ε in (0, 1) (Dwork & Roth 2014, Thm A.1), so ε >= 1 is
     refused. For ε between 1 and about 8 this σ still happens to meet δ, but
-    far enough out it really violates it: past ε ≈ 8.4 at δ = 1e-5 (7.46 at
-    δ = 1e-3, 9.85 at δ = 1e-10). Use ``analytic_gaussian_sigma`` for any ε
-    and a smaller σ.
+    far enough out it really violates it:
+    past ε ≈ 8.4 at δ = 1e-5 (7.46 at δ = 1e-3, 9.85 at δ = 1e-10).
+    Use ``analytic_gaussian_sigma`` for any ε and a smaller σ.
 
     Privacy: (ε, δ)-DP when ``sensitivity`` bounds the L2 sensitivity and 0 < ε < 1.
 
