@@ -130,7 +130,9 @@ def exponential_mech(candidates, scores, sensitivity, epsilon, *, rng, monotone=
     -------
     One candidate, or a numpy array of ``size`` candidates.
 
-    Privacy: ε-DP for add/remove-one neighbours when ``sensitivity`` bounds
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb; here a far-behind candidate's
+    probability can underflow to exactly 0 on one data set and not on its neighbour, Ilvento 2020)
+    for add/remove-one neighbours when ``sensitivity`` bounds
     the score sensitivity (and the scores are monotone if ``monotone=True``),
     whatever |R|. Each of ``size`` draws costs ε.
 
@@ -289,7 +291,9 @@ def permute_and_flip(candidates, scores, sensitivity, epsilon, *, rng, monotone=
     -------
     One candidate, or a numpy array of ``size`` candidates.
 
-    Privacy: ε-DP for add/remove-one neighbours when ``sensitivity`` bounds the
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb; here a far-behind candidate's acceptance
+    probability can underflow to exactly 0 on one data set and not on its neighbour, Ilvento 2020)
+    for add/remove-one neighbours when ``sensitivity`` bounds the
     score sensitivity; its expected score is never below the exponential
     mechanism's (McKenna & Sheldon 2020).
 

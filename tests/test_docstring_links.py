@@ -1,7 +1,8 @@
 """The library's docstrings: honest privacy claims for float noise, and links to chapters that exist.
 
 - Every public function that draws continuous float noise (Laplace, Gaussian, Cauchy, Gumbel,
-  exponential), directly or through another function, and claims a guarantee in its ``Privacy:``
+  exponential) or samples from float weights exp(...) (the exponential mechanism, permute-and-flip,
+  private quantiles), directly or through another function, and claims a guarantee in its ``Privacy:``
   paragraph says that the guarantee holds in exact arithmetic only (the floating-point attack of
   chapters/09_exact_noise.ipynb).
 - Every "Defined in: <path>" names an existing notebook whose code uses the function.
@@ -27,6 +28,10 @@ MODULES = ["accounting", "aggregate", "attacks", "audit", "composition", "contri
 # samplers, and open_uniform (the book transforms it into Cauchy, Gumbel and exponential noise).
 NOISE_CALL = re.compile(r"\b(sample_laplace|laplace_mech|gaussian_mech|open_uniform)\(|"
                         r"\.(normal|laplace|standard_normal|gumbel|exponential|standard_cauchy)\(")
+# Sampling from probabilities computed in floating point (the exponential mechanism and its relatives): a uniform
+# draw compared with float weights exp(...), whose underflow to 0 breaks pure DP as float Laplace noise does.
+UNIFORM_DRAW = re.compile(r"\.(random|uniform|choice)\(")
+FLOAT_WEIGHTS = re.compile(r"\b(np\.exp|exponential_probabilities|quantile_intervals)\(")
 QUALIFIER = "in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb"
 
 # Public functions that draw float noise but need no qualifier, with the reason.
@@ -75,7 +80,8 @@ def float_noise_functions():
     """Names (qualified) of the functions that draw float noise, directly or through dp_lib functions that do."""
     funcs = _functions()
     sources = {name: _source(fn) for name, (fn, _) in funcs.items()}
-    drawing = {name for name, src in sources.items() if NOISE_CALL.search(src)}
+    drawing = {name for name, src in sources.items()
+               if NOISE_CALL.search(src) or (UNIFORM_DRAW.search(src) and FLOAT_WEIGHTS.search(src))}
     changed = True
     while changed:
         changed = False
@@ -94,7 +100,8 @@ def test_the_detector_finds_the_mechanisms():
     for name in ("mechanisms.laplace_mech", "mechanisms.gaussian_mech", "composition.parallel_histogram",
                  "composition.PrivacyAccountant.laplace_mech", "sensitivity.smooth_mean", "selection.report_noisy_max",
                  "svt.above_threshold", "dp_sgd.minibatch_dp_sgd", "learning.noisy_gradient_descent",
-                 "aggregate.sample_and_aggregate", "contributions.user_level_count"):
+                 "aggregate.sample_and_aggregate", "contributions.user_level_count", "selection.exponential_mech",
+                 "selection.permute_and_flip", "quantiles.private_quantile"):
         assert name in FLOAT_NOISE, name
     for name in ("exact.discrete_laplace_mech", "exact.snapping_mech", "local.randomized_response"):
         assert name not in FLOAT_NOISE, name

@@ -184,11 +184,12 @@ def plot_noisy_max_loss(epsilon=1.0, *, max_gap=12.0):
 
 @book_style
 def plot_em_laplace(epsilon=1.0, sensitivity=1.0, *, true_answer=0.0, half_width=8.0, step=0.01):
-    """The exponential mechanism on a fine grid of r with u = -|q - r|, against Laplace densities.
+    """The exponential mechanism on a fine grid of r with u = -|f(x) - r|, against Laplace densities.
 
     Left: grid densities of generic EM (exp(ε u/(2Δ)), i.e. Lap(2Δ/ε)) and of
-    exp(ε u/Δ) (i.e. Lap(Δ/ε)), with the exact Laplace densities dashed.
-    Right: the privacy loss ln p_q(r) - ln p_{q+Δ}(r) of each along r.
+    exp(ε u/Δ) (i.e. Lap(Δ/ε)), with the exact Laplace densities dashed
+    (Lap(2Δ/ε)) and dotted (Lap(Δ/ε)). Right: the privacy loss
+    ln p_x(r) - ln p_x'(r) of each along r, where f(x') = f(x) + Δ.
 
     Defined in: chapters/04_exponential_mechanism.ipynb
     """
@@ -211,12 +212,12 @@ def plot_em_laplace(epsilon=1.0, sensitivity=1.0, *, true_answer=0.0, half_width
                   label=f"Laplace density {lap}")
         right.plot(r, np.log(f(q)) - np.log(f(q + d)), color=color, label=name)
     lim = (q - half_width * d / eps, q + half_width * d / eps)
-    left.set(title=f"u(x, r) = −|q − r|, Δ = {d:g}, ε = {eps:g}", xlabel="output r", ylabel="density", xlim=lim)
+    left.set(title=f"u(x, r) = −|f(x) − r|, Δ = {d:g}, ε = {eps:g}", xlabel="output r", ylabel="density", xlim=lim)
     left.legend(fontsize=8, loc="upper left")
     for level in (eps / 2, eps, -eps / 2, -eps):
         right.axhline(level, color=OKABE_ITO["black"], lw=0.6, ls=":")
-    right.set(title=f"privacy loss, q = {q:g} vs q′ = {q + d:g}", xlabel="output r",
-              ylabel="ln p_q(r) − ln p_q′(r)", xlim=lim, ylim=(-1.3 * eps, 1.3 * eps))
+    right.set(title=f"privacy loss, f(x) = {q:g} vs f(x′) = {q + d:g}", xlabel="output r",
+              ylabel="ln p_x(r) − ln p_x′(r)", xlim=lim, ylim=(-1.3 * eps, 1.3 * eps))
     # where loc="best" puts it, for every ε and Δ (the picture scales with them): "best" would test ~30
     # positions against the 8,001-point lines, a fifth of the figure's time
     right.legend(fontsize=8, loc="center right")
@@ -227,7 +228,8 @@ def plot_em_laplace(epsilon=1.0, sensitivity=1.0, *, true_answer=0.0, half_width
 def plot_utility_bound(scores, epsilon, sensitivity=1.0, *, seed=2024, n_draws=10_000):
     """Observed and exact error tails of EM against the utility theorem's bound.
 
-    error = OPT - u(output); the bound is Pr[error ≥ (2Δ/ε)(ln(|R|/|R_OPT|) + t)] ≤ e^-t.
+    error e = u* - u(output), u* the best score; the bound is Pr[e ≥ (2Δ/ε)(ln(|R|/|R*|) + t)] ≤ e^-t,
+    R* the candidates with score u*.
 
     Defined in: chapters/04_exponential_mechanism.ipynb
     """
@@ -245,9 +247,9 @@ def plot_utility_bound(scores, epsilon, sensitivity=1.0, *, seed=2024, n_draws=1
     ax.step(x, observed_tail, where="post", color=OKABE_ITO["orange"], lw=2.5, alpha=0.7,
             label=f"observed, {n_draws:,} draws")
     ax.step(x, exact_tail, where="post", color=OKABE_ITO["blue"], lw=1, label="exact")
-    ax.plot(x, bound, color=OKABE_ITO["vermillion"], ls="--", label="bound  (|R|/|R_OPT|) exp(−εx/2Δ)")
+    ax.plot(x, bound, color=OKABE_ITO["vermillion"], ls="--", label="bound  (|R|/|R*|) exp(−εe/2Δ)")
     ax.set_yscale("log")
-    ax.set(ylim=(0.5 / n_draws, 1.5), xlabel="error x = OPT − u(output)", ylabel="Pr[error ≥ x]",
+    ax.set(ylim=(0.5 / n_draws, 1.5), xlabel="error e = u* − u(output)", ylabel="Pr[error ≥ e]",
            title=f"utility of the exponential mechanism, |R| = {u.size}, ε = {eps:g}")
     ax.legend(fontsize=8)
     return fig
