@@ -346,3 +346,15 @@ def test_advanced_iteration_budget_is_the_bisection_on_advanced_epsilon():
             lo, hi = (mid, hi) if advanced_epsilon(mid, k, delta / 2) <= eps else (lo, mid)
         budget = iteration_budget(eps, delta, k, composition="advanced")
         assert budget[0] == lo or budget[3] == "sequential", (eps, k, delta)
+
+
+def test_chapter_claim_laplace_steps_compose_below_the_optimal_composition_bound():
+    """Chapter 8 (review fix): optimal composition (79.84 for 100 steps of ε_i = 1 at δ' = 1e-5) is the worst case
+    over all ε_i-DP steps, attained by randomized response; 100 Laplace steps are already (68.3, 1e-5)-DP by a
+    privacy-loss-distribution accountant (dp-accounting), as the chapter says in words."""
+    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    from dp_lib import optimal_composition_epsilon
+
+    laplace = pld.from_laplace_mechanism(1.0, value_discretization_interval=1e-3).self_compose(100)
+    assert laplace.get_epsilon_for_delta(1e-5) == pytest.approx(68.3, abs=0.1)
+    assert optimal_composition_epsilon(1.0, 100, 1e-5) == pytest.approx(79.84, abs=0.01)

@@ -243,7 +243,7 @@ class DpSgdPlot(LivePlot):
 
 
 def plot_dp_sgd(epsilon=1.0, q=0.01, seed=2024):
-    """DP-SGD against full-batch noisy GD at the same (ε, δ = 1e-5) on the Adult data.
+    """Two panels: DP-SGD against full-batch noisy GD at the same (ε, δ = 1e-5) on the Adult data, and ε per step.
 
     Left: test accuracy against epochs (passes over the data) for DP-SGD with Poisson
     rate q for 2 epochs (T = 2/q steps, the noise multiplier z = σ/C from the RDP accountant) and for full-batch noisy

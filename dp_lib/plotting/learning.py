@@ -289,7 +289,8 @@ def _final_accuracy(epsilon, k, clip_norm, seeds):
 def plot_iterations_tradeoff(epsilons=(0.03, 0.1, 1.0), iterations=(1, 2, 5, 10, 20, 50, 100), clip_norm=1.5,
                              seeds=range(5)):
     """Left: noise σ per step against k at ε = 1, sequential vs advanced composition.
-    Right: final test accuracy against k for each ε (mean over ``seeds``), with the non-private run.
+    Right: final test accuracy against k for each ε (mean over ``seeds``; sequential composition, the
+    trainer's default), with the non-private run.
 
     The 105 trainings of the defaults are read from ``data/iterations_tradeoff.csv`` (``TRADEOFF_TABLE``;
     ``tests/test_learning.py`` retrains a sample of them); other settings train here.
@@ -315,7 +316,7 @@ def plot_iterations_tradeoff(epsilons=(0.03, 0.1, 1.0), iterations=(1, 2, 5, 10,
                                       OKABE_ITO["purple"]]):
         accs = [_final_accuracy(eps, int(k), clip_norm, seeds) for k in ks]
         right.semilogx(ks, accs, color=colour, marker="o", ms=3, label=f"private, ε = {eps:g}")
-    right.set(xlabel="iterations k", ylabel="final test accuracy", title=f"mean over {len(seeds)} seeds",
+    right.set(xlabel="iterations k", ylabel="final test accuracy", title=f"sequential composition, mean over {len(seeds)} seeds",
               ylim=(0.6, 0.86))
     right.set_yticks(_ACC_TICKS, [f"{t:.2f}" for t in _ACC_TICKS])
     _plain_log_ticks(right.xaxis, [1, 10, 100])
