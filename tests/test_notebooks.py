@@ -74,6 +74,18 @@ def test_ignore_tags_only_on_slider_cells(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_the_code_cell_before_each_slider_draws_its_static_figure(path):
+    """The static site and nbval see the slider's figure in the code cell just before the slider cell (BOOK.md);
+    tests/browser/test_static_site.py relies on it, but runs only after a build: checked here, on every run."""
+    code = _code_cells(path)
+    for i, cell in enumerate(code):
+        if "interact_figure(" in _source(cell):
+            assert i > 0 and any("image/png" in out.get("data", {}) for out in code[i - 1].get("outputs", [])), (
+                f"{path.name}: the code cell before the slider cell {_source(cell)[:50]!r} shows no figure: "
+                "keep the static call (default arguments) right before the slider cell")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_sliders_use_interact_figure(path):
     """Sliders go through dp_lib.widgets (one PNG per move, no Output-widget echo), figures are drawn once.
 
