@@ -158,15 +158,17 @@ def test_no_unresolved_references(text):
 
 def test_theorems_and_definitions_are_numbered(text):
     expected = {NAMES["Theorem"]: 0, NAMES["Definition"]: 0}
+    directive = re.compile(r"\{prf:(theorem|definition)\}([^\n]*)\n((?:[ \t]*:[\w-]+:.*\n)*)")
     for doc in DOCS:
-        markdown = _markdown(_source(doc))
-        expected[NAMES["Theorem"]] += len(re.findall(r"\{prf:theorem\}", markdown))
-        expected[NAMES["Definition"]] += len(re.findall(r"\{prf:definition\}", markdown))
+        for kind, title, options in directive.findall(_markdown(_source(doc))):
+            assert title.strip(), f"{doc}: a {kind} without a title (the PDF's headings are found by their title)"
+            if ":nonumber:" not in options:  # the appendix titles its own (A.1, A.2, ...)
+                expected[NAMES[kind.capitalize()]] += 1
     for kind, count in expected.items():
-        # the heading of each theorem is a line "Theorem 7 (Report noisy max)" (a title, or nothing, after
-        # the number); a mention in prose may start a line too, in Chinese text especially
+        # the heading of each numbered theorem is a line "Theorem 4.6.1 (Report noisy max)": the number, then the
+        # title; a mention in prose or a table's column ("Theorem 3.5") may start a line too, but has no title
         numbers = [tuple(int(part) for part in n.split("."))
-                   for n in re.findall(rf"^{kind} (\d+(?:\.\d+)*)(?=\s*[（(]|\s*$)", text, re.M)]
+                   for n in re.findall(rf"^{kind} (\d+(?:\.\d+)*)(?=\s*[（(])", text, re.M)]
         assert len(numbers) == count, \
             f"{count} {kind.lower()}s in the sources, {len(numbers)} numbered headings in the PDF: {numbers}"
         assert len(set(numbers)) == len(numbers), f"{kind} numbers repeat: {numbers}"
