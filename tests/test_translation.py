@@ -7,6 +7,7 @@ translation is updated (``python -m tools.zh_edition extract``, then translate t
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -103,3 +104,21 @@ def test_the_chinese_config_derives_from_the_english_one():
     assert "xeCJK" not in config["sphinx"]["config"]["latex_elements"]["fontpkg"]  # Sphinx adds it for zh
     assert "Noto Serif CJK SC" in config["sphinx"]["config"]["latex_elements"]["fontpkg"]
     assert sys.modules["tools.zh_edition"] is zh_edition
+
+
+def test_compiled_catalogs_qualify_every_glue_role_with_its_notebook(tmp_path):
+    """A translated paragraph is parsed without its notebook, so MyST-NB can resolve only document-qualified
+    glue roles there: the zh edition's compiled catalogs write every same-page role as ``page.ipynb::key``."""
+    from babel.messages.mofile import read_mo
+
+    assert zh_edition._qualified_glue("{glue:text}`k:.2f`, {glue:text}`k`, {glue:text}`b.ipynb::j:.1%`",
+                                      "a.ipynb") == \
+        "{glue:text}`a.ipynb::k:.2f`, {glue:text}`a.ipynb::k:s`, {glue:text}`b.ipynb::j:.1%`"
+    glued = 0
+    for mo in zh_edition.compile_catalogs():
+        with open(mo, "rb") as handle:
+            for message in read_mo(handle):
+                for content in re.findall(r"\{glue(?::\w+)?\}`([^`]*)`", str(message.string or "")):
+                    assert "::" in content and content.count(":") >= 3, (mo.name, content)
+                    glued += 1
+    assert glued > 100

@@ -68,6 +68,8 @@ def zh_config() -> dict:
     # MyST-NB's labels on hidden code cells (it has no Chinese catalog of its own)
     settings["nb_code_prompt_show"] = "显示代码单元格"
     settings["nb_code_prompt_hide"] = "隐藏代码单元格"
+    # The catalogs are compiled by compile_catalogs() below, not by Sphinx (see there why).
+    settings["gettext_auto_build"] = False
     settings["latex_elements"]["fontpkg"] += CJK_FONTS.replace("BIBNAME", translated("chapters/bibliography",
                                                                                         "Bibliography"))
     config["latex"]["latex_documents"]["targetname"] = f"{PDF_NAME}.tex"
@@ -83,8 +85,55 @@ def translated(page: str, message: str) -> str:
     return found.string if found is not None and found.string else message
 
 
+# A glue role and its content: {glue:text}`key`, {glue:text}`key:fmt` or {glue:text}`other.ipynb::key:fmt`.
+_GLUE_ROLE = re.compile(r"(\{glue(?::\w+)?\}`)([^`]*)(`)")
+
+
+def _qualified_glue(text: str, notebook: str) -> str:
+    """Every glue role of ``text`` that names no document, written with ``notebook`` (``nb.ipynb::key:fmt``).
+
+    MyST-NB splits a role's format at its last colon, so a qualified key gets an explicit format: ``s``,
+    the default (the same text)."""
+    def qualify(match):
+        opening, content, closing = match.groups()
+        if "::" in content:
+            return match.group(0)
+        return f"{opening}{notebook}::{content}{'' if ':' in content else ':s'}{closing}"
+    return _GLUE_ROLE.sub(qualify, text)
+
+
+def compile_catalogs() -> list[Path]:
+    """Compile every .po catalog to the .mo file the build reads, as Sphinx would, with one change.
+
+    MyST-NB resolves a glue role that names no document from the notebook being parsed. A translated
+    paragraph is parsed on its own, without that notebook, so there the role finds no data. The
+    document-qualified form (``{glue:text}`01_why_privacy.ipynb::key```) is resolved after translation,
+    from the build environment: in the compiled catalog of a notebook page every glue role of that
+    page is written in that form. The .po files, which translators edit, keep the English form.
+    """
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    written = []
+    messages_dir = LOCALE_DIR / LANGUAGE / "LC_MESSAGES"
+    for po in catalogs():
+        with open(po, "rb") as handle:
+            catalog = read_po(handle)
+        notebook = ROOT / po.relative_to(messages_dir).with_suffix(".ipynb")
+        if notebook.is_file():
+            for message in catalog:
+                if message.id and isinstance(message.string, str):
+                    message.string = _qualified_glue(message.string, notebook.name)
+        mo = po.with_suffix(".mo")
+        with open(mo, "wb") as handle:
+            write_mo(handle, catalog)  # fuzzy messages are left out, as Sphinx does
+        written.append(mo)
+    return written
+
+
 def build(builder: str, options: list[str]) -> int:
     """Build the Chinese edition with jupyter-book; returns its exit status."""
+    compile_catalogs()
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     config_path = OUT_DIR / "_config.yml"
     config_path.write_text(yaml.safe_dump(zh_config(), allow_unicode=True, sort_keys=False), encoding="utf-8")
