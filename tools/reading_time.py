@@ -1,0 +1,100 @@
+"""Measured core reading time of each chapter (BOOK.md: "A core path").
+
+A chapter's *core* is what a student reads on the default path: the markdown before the ``Exercises``
+heading, without the collapsed blocks (``{dropdown}`` "Going deeper" blocks, exercise and solution blocks,
+the bibliography), and the code cells that the book shows expanded (not tagged ``hide-input``,
+``hide-cell``, ``remove-input``, ``remove-cell`` or ``solution``). Its reading time is
+
+    core words / 150 words per minute  +  10 seconds per visible non-blank core code line,
+
+the rates BOOK.md fixes for this kind of text (prose with mathematics). Words are whitespace-separated
+tokens after MyST markup is removed; a display-math line counts its tokens like prose.
+
+Usage: ``python -m tools.reading_time [NOTEBOOK ...]`` prints a Markdown table (the README's).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+WORDS_PER_MINUTE = 150
+SECONDS_PER_CODE_LINE = 10
+HIDDEN_TAGS = {"hide-input", "hide-cell", "remove-input", "remove-cell", "solution"}
+COLLAPSED = {"dropdown", "exercise", "solution", "bibliography"}
+FENCE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:-]+)\}")
+ROLE = re.compile(r"\{[\w:-]+\}`([^`]*)`")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One chapter's core: words, visible code lines and the minutes they take."""
+
+    chapter: str
+    words: int
+    code_lines: int
+
+    @property
+    def minutes(self) -> float:
+        return self.words / WORDS_PER_MINUTE + self.code_lines * SECONDS_PER_CODE_LINE / 60
+
+
+def core_markdown(text: str) -> str:
+    """The markdown of one cell without its collapsed blocks (nested fences are skipped whole)."""
+    kept, closing = [], None
+    for line in text.splitlines():
+        if closing is not None:
+            if line.strip() == closing:
+                closing = None
+            continue
+        match = FENCE.match(line.strip())
+        if match and match.group("name") in COLLAPSED:
+            closing = match.group("fence")
+            continue
+        if re.match(r"^\s*(`{3,}|:{3,})", line) or re.match(r"^\s*:[\w-]+:", line):
+            continue  # a directive's fence or option line is markup, not text
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def count_words(markdown: str) -> int:
+    """Whitespace tokens of the text a reader sees (roles keep their text, link targets and markup go)."""
+    text = ROLE.sub(r"\1", markdown)
+    text = re.sub(r"\]\([^)]*\)", "]", text)  # [label](target) -> [label]
+    text = re.sub(r"[#*_>|\[\]]", " ", text)
+    return sum(1 for token in text.split() if any(ch.isalnum() for ch in token))
+
+
+def measure(path: Path) -> Reading:
+    """Count the core of one chapter notebook."""
+    cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
+    words = code = 0
+    for cell in cells:
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "markdown":
+            if re.search(r"^#{1,3} Exercises\s*$", source, re.M):
+                break
+            words += count_words(core_markdown(source))
+        elif cell["cell_type"] == "code" and not HIDDEN_TAGS & set(cell["metadata"].get("tags", [])):
+            code += sum(1 for line in source.splitlines() if line.strip())
+    return Reading(Path(path).stem, words, code)
+
+
+def table(readings: list[Reading]) -> str:
+    """The README's Markdown table of core reading times."""
+    rows = ["| chapter | core words | visible core code lines | core minutes |", "|---|---:|---:|---:|"]
+    rows += [f"| {r.chapter} | {r.words:,} | {r.code_lines} | {r.minutes:.0f} |" for r in readings]
+    return "\n".join(rows)
+
+
+def main(argv: list[str]) -> None:
+    paths = [Path(p) for p in argv] or sorted((ROOT / "chapters").glob("[0-9A]*.ipynb"))
+    print(table([measure(p) for p in paths]))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
