@@ -1,0 +1,354 @@
+"""Privacy events: what a step of an analysis did, as small immutable values every accountant reads.
+
+An event says which mechanism ran with which parameters (in the spirit of
+dp-accounting's ``DpEvent``), not what it costs: each accountant turns the same
+event into its own bookkeeping (an (ε, δ) charge, an RDP curve, a privacy loss
+distribution). Every event is a frozen dataclass, validated when it is made
+(``TypeError`` for a wrong type, ``ValueError`` for a wrong value, both naming the
+field), and carries the neighbouring relation its guarantee is stated for:
+``"add_remove"`` (the default) or ``"replace_one"``. Composite events
+(``PoissonSampled``, ``Composed``, ``Repeated``) require all their parts to use
+the relation they state.
+
+Defined in: chapters/03_composition.ipynb
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+
+__all__ = [
+    "DpEvent", "EpsilonDeltaEvent", "LaplaceEvent", "GaussianEvent", "RandomizedResponseEvent", "ZcdpEvent",
+    "PoissonSampled", "Composed", "Repeated", "NEIGHBOURS",
+]
+
+#: The neighbouring relations an event can be stated for.
+NEIGHBOURS = ("add_remove", "replace_one")
+_MAX_COUNT = 2**53  # counts stay exact integers in float64 arithmetic
+
+
+def _real(event, name: str, *, low: float, low_open: bool, high: float = math.inf, high_open: bool = True) -> None:
+    """Check the field ``name`` is a finite real in the interval and store it as a float."""
+    value = getattr(event, name)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.integer, np.floating)):
+        raise TypeError(f"{type(event).__name__}.{name} must be a real number, got {value!r}")
+    try:
+        x = float(value)
+    except OverflowError:
+        x = math.inf
+    inside = (x > low if low_open else x >= low) and (x < high if high_open else x <= high)
+    if not (math.isfinite(x) and inside):
+        interval = ("(" if low_open else "[") + f"{low:g}, {high:g}" + (")" if high_open else "]")
+        raise ValueError(f"{type(event).__name__}.{name} must be a finite number in {interval}, got {value!r}")
+    object.__setattr__(event, name, x)
+
+
+def _neighbours(event) -> None:
+    """Check the ``neighbours`` field is one of ``NEIGHBOURS``."""
+    value = event.neighbours
+    if not isinstance(value, str):
+        raise TypeError(f"{type(event).__name__}.neighbours must be a string, got {value!r}")
+    if value not in NEIGHBOURS:
+        raise ValueError(f"{type(event).__name__}.neighbours must be one of {NEIGHBOURS}, got {value!r}")
+
+
+def _part(event, name: str, part) -> None:
+    """Check that ``part`` is an event stated for the same neighbouring relation as ``event``."""
+    if not isinstance(part, DpEvent):
+        raise TypeError(f"{type(event).__name__}.{name} must be a DpEvent, got {part!r}")
+    if part.neighbours != event.neighbours:
+        raise ValueError(f"{type(event).__name__}.{name} is stated for neighbours={part.neighbours!r} but the "
+                         f"{type(event).__name__} for neighbours={event.neighbours!r}: all parts must agree")
+
+
+class DpEvent:
+    """Base class of every privacy event (``isinstance(x, DpEvent)`` tells an event)."""
+
+    __slots__ = ()
+    neighbours: str
+
+
+@dataclass(frozen=True)
+class EpsilonDeltaEvent(DpEvent):
+    """A step known only by its guarantee: it is (ε, δ)-DP.
+
+    Parameters
+    ----------
+    epsilon : float >= 0.  delta : float in [0, 1).  neighbours : "add_remove" or "replace_one".
+
+    Returns
+    -------
+    The event (frozen; fields stored as floats).
+
+    Privacy: (epsilon, delta)-DP for ``neighbours``.
+
+    See: chapters/03_composition.ipynb (``PrivacyAccountant.spend`` composes it)
+
+    Examples
+    --------
+    >>> EpsilonDeltaEvent(0.5, 1e-6)
+    EpsilonDeltaEvent(epsilon=0.5, delta=1e-06, neighbours='add_remove')
+    """
+
+    epsilon: float
+    delta: float = 0.0
+    neighbours: str = "add_remove"
+
+    def __post_init__(self) -> None:
+        _real(self, "epsilon", low=0.0, low_open=False)
+        _real(self, "delta", low=0.0, low_open=False, high=1.0, high_open=True)
+        _neighbours(self)
+
+
+@dataclass(frozen=True)
+class LaplaceEvent(DpEvent):
+    """Laplace noise of scale b on a query of L1 sensitivity Δ: ε = Δ/b.
+
+    Parameters
+    ----------
+    scale : float > 0, b.  sensitivity : float > 0, Δ (Δ/b must be finite).
+    neighbours : "add_remove" or "replace_one".
+
+    Returns
+    -------
+    The event; ``event.epsilon`` is Δ/b.
+
+    See: chapters/03_composition.ipynb (the accountant's first event)
+
+    Privacy: (Δ/b)-DP for ``neighbours`` when Δ bounds the L1 sensitivity under them (in exact arithmetic).
+
+    Examples
+    --------
+    >>> event = LaplaceEvent(scale=2.0)
+    >>> event, event.epsilon
+    (LaplaceEvent(scale=2.0, sensitivity=1.0, neighbours='add_remove'), 0.5)
+    """
+
+    scale: float
+    sensitivity: float = 1.0
+    neighbours: str = "add_remove"
+
+    def __post_init__(self) -> None:
+        _real(self, "scale", low=0.0, low_open=True)
+        _real(self, "sensitivity", low=0.0, low_open=True)
+        _neighbours(self)
+        if not math.isfinite(self.sensitivity / self.scale):
+            raise ValueError(f"LaplaceEvent: sensitivity/scale must be finite, got {self.sensitivity!r}/{self.scale!r}")
+
+    @property
+    def epsilon(self) -> float:
+        """ε = Δ/b."""
+        return self.sensitivity / self.scale
+
+
+@dataclass(frozen=True)
+class GaussianEvent(DpEvent):
+    """Gaussian noise of standard deviation σ on a query of L2 sensitivity Δ: ρ = Δ²/(2σ²) zCDP.
+
+    Parameters
+    ----------
+    sigma : float > 0.  sensitivity : float > 0, Δ (Δ/σ in (1e-150, 1e150), so ρ is a finite float > 0).
+    neighbours : "add_remove" or "replace_one".
+
+    Returns
+    -------
+    The event; ``event.rho`` is Δ²/(2σ²).
+
+    See: chapters/03_composition.ipynb (composed by ``RdpAccountant``)
+
+    Privacy: (Δ²/(2σ²))-zCDP for ``neighbours`` when Δ bounds the L2 sensitivity under them.
+
+    Examples
+    --------
+    >>> GaussianEvent(sigma=4.0).rho
+    0.03125
+    """
+
+    sigma: float
+    sensitivity: float = 1.0
+    neighbours: str = "add_remove"
+
+    def __post_init__(self) -> None:
+        _real(self, "sigma", low=0.0, low_open=True)
+        _real(self, "sensitivity", low=0.0, low_open=True)
+        _neighbours(self)
+        ratio = self.sensitivity / self.sigma
+        if not 1e-150 < ratio < 1e150:  # rho = ratio**2 / 2 would overflow or underflow to 0
+            raise ValueError(f"GaussianEvent: sensitivity/sigma must lie in (1e-150, 1e150), "
+                             f"got sensitivity={self.sensitivity!r}, sigma={self.sigma!r}")
+
+    @property
+    def rho(self) -> float:
+        """ρ = Δ²/(2σ²)."""
+        return (self.sensitivity / self.sigma) ** 2 / 2.0
+
+
+@dataclass(frozen=True)
+class RandomizedResponseEvent(DpEvent):
+    """Binary randomized response that tells the truth with probability e^ε/(1 + e^ε).
+
+    Parameters
+    ----------
+    epsilon : float > 0.  neighbours : "add_remove" or "replace_one".
+
+    Returns
+    -------
+    The event.
+
+    See: chapters/03_composition.ipynb (any accountant composes it)
+
+    Privacy: ε-DP for ``neighbours`` (one respondent's bit).
+
+    Examples
+    --------
+    >>> RandomizedResponseEvent(1.0)
+    RandomizedResponseEvent(epsilon=1.0, neighbours='add_remove')
+    """
+
+    epsilon: float
+    neighbours: str = "add_remove"
+
+    def __post_init__(self) -> None:
+        _real(self, "epsilon", low=0.0, low_open=True)
+        _neighbours(self)
+
+
+@dataclass(frozen=True)
+class ZcdpEvent(DpEvent):
+    """Any step known to be ρ-zCDP.
+
+    Parameters
+    ----------
+    rho : float >= 0.  neighbours : "add_remove" or "replace_one".
+
+    Returns
+    -------
+    The event.
+
+    See: chapters/03_composition.ipynb (composed by ``RdpAccountant``)
+
+    Privacy: ρ-zCDP for ``neighbours``.
+
+    Examples
+    --------
+    >>> ZcdpEvent(0.5)
+    ZcdpEvent(rho=0.5, neighbours='add_remove')
+    """
+
+    rho: float
+    neighbours: str = "add_remove"
+
+    def __post_init__(self) -> None:
+        _real(self, "rho", low=0.0, low_open=False)
+        _neighbours(self)
+
+
+@dataclass(frozen=True)
+class PoissonSampled(DpEvent):
+    """``event`` applied to a Poisson sample: each record is kept independently with probability q.
+
+    Parameters
+    ----------
+    q : float in [0, 1], the sampling rate.  event : DpEvent, stated for the same ``neighbours``.
+    neighbours : "add_remove" or "replace_one".
+
+    Returns
+    -------
+    The event.
+
+    See: chapters/08_private_learning.ipynb (one DP-SGD step)
+
+    Privacy: amplified by subsampling; the accountant computes by how much.
+
+    Examples
+    --------
+    >>> PoissonSampled(0.01, GaussianEvent(4.0))
+    PoissonSampled(q=0.01, event=GaussianEvent(sigma=4.0, sensitivity=1.0, neighbours='add_remove'), neighbours='add_remove')
+    """
+
+    q: float
+    event: DpEvent
+    neighbours: str = "add_remove"
+
+    def __post_init__(self) -> None:
+        _real(self, "q", low=0.0, low_open=False, high=1.0, high_open=False)
+        _neighbours(self)
+        _part(self, "event", self.event)
+
+
+@dataclass(frozen=True)
+class Composed(DpEvent):
+    """The events of a non-empty sequence, applied one after the other (any list or tuple; stored as a tuple).
+
+    Parameters
+    ----------
+    events : non-empty list or tuple of DpEvent, all stated for ``neighbours``.
+    neighbours : "add_remove" or "replace_one".
+
+    Returns
+    -------
+    The event; ``events`` is a tuple.
+
+    See: chapters/03_composition.ipynb (sequential composition)
+
+    Privacy: sequential composition of the parts, for ``neighbours``.
+
+    Examples
+    --------
+    >>> Composed([LaplaceEvent(1.0), RandomizedResponseEvent(0.5)]).events[1]
+    RandomizedResponseEvent(epsilon=0.5, neighbours='add_remove')
+    """
+
+    events: tuple
+    neighbours: str = "add_remove"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.events, (str, bytes, DpEvent)) or not isinstance(self.events, (list, tuple)):
+            raise TypeError(f"Composed.events must be a list or tuple of DpEvent, got {self.events!r}")
+        object.__setattr__(self, "events", tuple(self.events))
+        if not self.events:
+            raise ValueError("Composed.events must hold at least one event, got an empty sequence")
+        _neighbours(self)
+        for i, part in enumerate(self.events):
+            _part(self, f"events[{i}]", part)
+
+
+@dataclass(frozen=True)
+class Repeated(DpEvent):
+    """``event`` run ``count`` times (count-fold self-composition).
+
+    Parameters
+    ----------
+    event : DpEvent, stated for ``neighbours``.  count : int in [1, 2**53].
+    neighbours : "add_remove" or "replace_one".
+
+    Returns
+    -------
+    The event.
+
+    See: chapters/03_composition.ipynb (k-fold composition)
+
+    Privacy: sequential composition of ``count`` copies, for ``neighbours``.
+
+    Examples
+    --------
+    >>> Repeated(GaussianEvent(10.0), 100).count
+    100
+    """
+
+    event: DpEvent
+    count: int
+    neighbours: str = "add_remove"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.count, (bool, np.bool_)) or not isinstance(self.count, (Integral, np.integer)):
+            raise TypeError(f"Repeated.count must be an integer, got {self.count!r}")
+        if not 1 <= int(self.count) <= _MAX_COUNT:
+            raise ValueError(f"Repeated.count must be an integer in [1, 2**53], got {self.count!r}")
+        object.__setattr__(self, "count", int(self.count))
+        _neighbours(self)
+        _part(self, "event", self.event)
