@@ -42,9 +42,10 @@ __all__ = [
 ]
 
 
-def _check_bool(value, name):
+def _check_bool(value, name: str) -> bool:
+    """A real switch: True or False (numpy booleans too); "no", "False", 0 and 1 are refused with TypeError."""
     if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
+        raise TypeError(f"{name} must be True or False, got {value!r}")
     return bool(value)
 
 
@@ -87,8 +88,9 @@ def svt_budget_split(epsilon, c=1, monotone=False, split=None):
     """
     eps = check_epsilon(epsilon)
     c = check_int(c, "c", minimum=1)
+    monotone = _check_bool(monotone, "monotone")  # checked even when a split is given: it sets the query noise
     if split is None:
-        share = 1.0 / (1.0 + (float(c) if _check_bool(monotone, "monotone") else 2.0 * c) ** (2 / 3))
+        share = 1.0 / (1.0 + (float(c) if monotone else 2.0 * c) ** (2 / 3))
     else:
         share = check_positive(split, "split")
         if share >= 1:
@@ -120,7 +122,7 @@ def svt_noise_scales(epsilon, c=1, *, sensitivity=1.0, monotone=False, split=Non
     (2.0, 2.0)
     """
     delta_q = check_positive(sensitivity, "sensitivity")
-    eps1, eps2 = svt_budget_split(epsilon, c, monotone, split)
+    eps1, eps2 = svt_budget_split(epsilon, c, monotone, split)  # checks epsilon, c, monotone (a real bool), split
     factor = c if monotone else 2 * c
     try:
         scales = (delta_q / eps1, factor * delta_q / eps2)
@@ -172,20 +174,22 @@ def svt_transcript(values, threshold, threshold_scale, query_scale, *, rng, c=No
     t = _check_threshold(threshold)
     b_rho = check_positive(threshold_scale, "threshold_scale")
     b_nu = check_nonnegative(query_scale, "query_scale")
-    cap = None if c is None else check_int(c, "c", minimum=1)
+    cap = math.inf if c is None else check_int(c, "c", minimum=1)
     rng = check_rng(rng)
     runs = 1 if size is None else check_int(size, "size", minimum=1)
     check_noise_range(b_rho, t, name="threshold_scale")
     if b_nu > 0:
         check_noise_range(b_nu, float(np.max(np.abs(q))), name="query_scale")
-    rho = sample_laplace(b_rho, size=(runs, 1), rng=rng)
+    noisy_threshold = t + sample_laplace(b_rho, size=runs, rng=rng)  # T + ρ, drawn once per run
     nu = sample_laplace(b_nu, size=(runs, q.size), rng=rng) if b_nu > 0 else np.zeros((runs, q.size))
-    noisy = q + nu
-    positive = noisy >= t + rho
-    if cap is not None:
-        before = np.cumsum(positive, axis=1) - positive  # positives strictly before query i
-        positive &= before < cap
-    return (positive[0], noisy[0]) if size is None else (positive, noisy)
+    noisy_answer = q + nu  # q_i + ν_i
+    positive = np.zeros((runs, q.size), dtype=bool)
+    count = np.zeros(runs, dtype=np.int64)  # positives so far, per run
+    for i in range(q.size):  # the chapter's loop over queries (all runs at once)
+        running = count < cap  # a run that reached c positives has halted
+        positive[:, i] = running & (noisy_answer[:, i] >= noisy_threshold)
+        count += positive[:, i]
+    return (positive[0], noisy_answer[0]) if size is None else (positive, noisy_answer)
 
 
 def above_threshold(values, threshold, epsilon, *, rng, sensitivity=1.0, monotone=False, size=None):
@@ -206,7 +210,9 @@ def above_threshold(values, threshold, epsilon, *, rng, sensitivity=1.0, monoton
 
     Returns
     -------
-    int index, or None when no query is above; with ``size``, an int array with -1 for "none".
+    int: the index of the first query above, or -1 when none is (a run that reaches the end);
+    with ``size``, an int64 array of such indices, one per run. (Always -1 for "none", never None,
+    so one run and many runs are read the same way; ``idx >= 0`` marks the runs that found one.)
 
     Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
     for neighbours under which every query changes by at most Δ, however many
@@ -220,12 +226,13 @@ def above_threshold(values, threshold, epsilon, *, rng, sensitivity=1.0, monoton
     >>> from dp_lib import make_rng
     >>> above_threshold([1.0, 2.0, 50.0, 60.0], 30.0, 1.0, rng=make_rng(3))
     2
+    >>> above_threshold([1.0, 2.0], 30.0, 1.0, rng=make_rng(3))
+    -1
     """
     b_rho, b_nu = svt_noise_scales(epsilon, 1, sensitivity=sensitivity, monotone=monotone, split=0.5)
-    positive, _ = svt_transcript(values, threshold, b_rho, b_nu, rng=rng, c=1, size=size)
-    if size is None:
-        return int(np.argmax(positive)) if positive.any() else None
-    return np.where(positive.any(axis=1), np.argmax(positive, axis=1), -1)
+    positive, _ = svt_transcript(values, threshold, b_rho, b_nu, rng=rng, c=1, size=size)  # halts at the first ⊤
+    first = np.where(positive.any(axis=-1), np.argmax(positive, axis=-1), -1)
+    return int(first) if size is None else first
 
 
 def sparse_vector(values, threshold, epsilon, c, *, rng, sensitivity=1.0, monotone=False, split=None, size=None):
@@ -242,8 +249,9 @@ def sparse_vector(values, threshold, epsilon, c, *, rng, sensitivity=1.0, monoto
 
     Returns
     -------
-    list of the positive indices (at most c, increasing); with ``size``, a boolean array
-    (size, len(values)) marking the positives of each run (the halt is where the c-th one is).
+    boolean array of shape (len(values),) marking the positive queries (at most c; the run halted
+    at the c-th), or (size, len(values)) with ``size``, one row per run. ``np.flatnonzero`` gives
+    the indices of one run.
 
     Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
     for neighbours under which every query changes by at most Δ
@@ -254,12 +262,13 @@ def sparse_vector(values, threshold, epsilon, c, *, rng, sensitivity=1.0, monoto
     Examples
     --------
     >>> from dp_lib import make_rng
-    >>> sparse_vector([0.0, 80.0, 5.0, 90.0, 70.0], 40.0, 1.0, c=2, rng=make_rng(0))
+    >>> positive = sparse_vector([0.0, 80.0, 5.0, 90.0, 70.0], 40.0, 1.0, c=2, rng=make_rng(0))
+    >>> np.flatnonzero(positive).tolist()
     [1, 3]
     """
     b_rho, b_nu = svt_noise_scales(epsilon, c, sensitivity=sensitivity, monotone=monotone, split=split)
     positive, _ = svt_transcript(values, threshold, b_rho, b_nu, rng=rng, c=c, size=size)
-    return np.flatnonzero(positive).tolist() if size is None else positive
+    return positive
 
 
 def numeric_sparse_vector(values, threshold, epsilon, epsilon_values, c, *, rng, sensitivity=1.0,
@@ -278,8 +287,9 @@ def numeric_sparse_vector(values, threshold, epsilon, epsilon_values, c, *, rng,
 
     Returns
     -------
-    dict {index: noisy value} for the positive queries; with ``size``, a float array
-    (size, len(values)) holding the released values and NaN elsewhere.
+    dict {index i: released value q_i + fresh noise} over the positive queries of the run (in
+    increasing i); with ``size``, a list of ``size`` such dicts, one per run. Nothing else is
+    released, so no placeholder (NaN) ever appears in the output.
 
     Privacy: (ε + ε₃)-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
     by sequential composition (Lyu, Su & Li 2017, Algorithm 7 with
@@ -301,10 +311,9 @@ def numeric_sparse_vector(values, threshold, epsilon, epsilon_values, c, *, rng,
     scale = c * check_positive(sensitivity, "sensitivity") / eps3
     check_noise_range(scale, float(np.max(np.abs(q))), name="sensitivity / epsilon_values")
     fresh = sample_laplace(scale, size=positive.shape, rng=rng)
-    released = np.where(positive, q + fresh, np.nan)
-    if size is None:
-        return {int(i): float(released[0, i]) for i in np.flatnonzero(positive[0])}
-    return released
+    runs = [{int(i): float(q[i] + fresh[run, i]) for i in np.flatnonzero(positive[run])}
+            for run in range(positive.shape[0])]
+    return runs[0] if size is None else runs
 
 
 def _survival(z, b):
@@ -318,7 +327,7 @@ def svt_pattern_probability(values, threshold, positives, threshold_scale, query
     Given ρ = r the queries are independent, so
     P = ∫ f_ρ(r) ∏_{i answered} [P(ν_i >= T + r - q_i) if i is positive, else P(ν_i < T + r - q_i)] dr,
     where the answered queries are all of them, or those up to the c-th positive.
-    Integrated with ``scipy.integrate.quad`` between the kinks r = q_i - T and 0.
+    Integrated with ``scipy.integrate.quad`` in u = F_ρ(r), between the kinks r = q_i - T.
 
     Parameters
     ----------
@@ -339,12 +348,13 @@ def svt_pattern_probability(values, threshold, positives, threshold_scale, query
     >>> round(p[0], 6), round(sum(p), 9)
     (0.581888, 1.0)
     """
-    from scipy.integrate import quad
-
     q = _check_values(values)
     t = _check_threshold(threshold)
     b_rho = check_positive(threshold_scale, "threshold_scale")
     b_nu = check_nonnegative(query_scale, "query_scale")
+    check_noise_range(b_rho, t, name="threshold_scale")  # ρ stays finite over the whole quadrature
+    if b_nu > 0:
+        check_noise_range(b_nu, float(np.max(np.abs(q))), name="query_scale")
     hit = np.asarray(positives)
     if hit.dtype != bool or hit.shape != q.shape:
         raise ValueError(f"positives must be a boolean array of shape {q.shape}, like values")
@@ -356,14 +366,27 @@ def svt_pattern_probability(values, threshold, positives, threshold_scale, query
             last = np.flatnonzero(hit)[-1]
             q, hit = q[:last + 1], hit[:last + 1]
 
-    def integrand(r):
-        up = _survival(t + r - q, b_nu)
-        return float(np.prod(np.where(hit, up, 1.0 - up))) * math.exp(-abs(r) / b_rho) / (2 * b_rho)
+    return _integrate_over_threshold_noise(q - t, hit, b_rho, b_nu)
 
-    kinks = np.unique(np.concatenate([q - t, [0.0]]))
-    total = quad(integrand, -np.inf, kinks[0], limit=200)[0] + quad(integrand, kinks[-1], np.inf, limit=200)[0]
+
+def _integrate_over_threshold_noise(gap, hit, b_rho, b_nu):
+    """∫ over ρ of P(pattern | ρ), in the variable u = F_ρ(r) in (0, 1): r = b ln(2u) or -b ln(2(1 - u)).
+
+    In u the integrand is a product of probabilities on a bounded interval, so no mass can hide far
+    out (quadrature over r missed it at extreme thresholds); it is split at the kinks u = F_ρ(q_i - T).
+    """
+    from scipy.integrate import quad
+
+    def integrand(u):
+        r = b_rho * math.log(2 * u) if u < 0.5 else -b_rho * math.log(2 * (1 - u))
+        up = _survival(r - gap, b_nu)  # P(ν_i >= T + r - q_i)
+        return float(np.prod(np.where(hit, up, 1.0 - up)))
+
+    kinks = np.unique(np.concatenate([[0.0, 1.0], laplace_cdf(gap, 0.0, b_rho).reshape(-1)]))
+    total = 0.0
     for lo, hi in zip(kinks[:-1], kinks[1:]):
-        total += quad(integrand, lo, hi, limit=200)[0]
+        if hi > lo:
+            total += quad(integrand, lo, hi, limit=200, epsabs=1e-13, epsrel=1e-12, full_output=1)[0]
     return float(min(max(total, 0.0), 1.0))
 
 
@@ -376,7 +399,9 @@ def above_threshold_probabilities(values, threshold, epsilon, sensitivity=1.0, m
 
     Returns
     -------
-    numpy array of length len(values) + 1 summing to 1 (the last entry is P[None]).
+    numpy array of length len(values) + 1 summing to 1 (the last entry is P[no query above],
+    i.e. P[``above_threshold`` returns -1]). Parameters whose probabilities the quadrature cannot
+    resolve to within 1e-6 of a total of 1 raise ValueError instead of returning a wrong law.
 
     Privacy: none (exact arithmetic, for tests and figures).
 
@@ -390,4 +415,8 @@ def above_threshold_probabilities(values, threshold, epsilon, sensitivity=1.0, m
     q = _check_values(values)
     b_rho, b_nu = svt_noise_scales(epsilon, 1, sensitivity=sensitivity, monotone=monotone, split=0.5)
     eye = np.eye(q.size + 1, q.size, dtype=bool)  # row i: only query i positive; last row: none
-    return np.array([svt_pattern_probability(q, threshold, row, b_rho, b_nu, c=1) for row in eye])
+    probs = np.array([svt_pattern_probability(q, threshold, row, b_rho, b_nu, c=1) for row in eye])
+    if abs(probs.sum() - 1.0) > 1e-6:
+        raise ValueError(f"values, threshold and epsilon: the quadrature cannot resolve these probabilities "
+                         f"(they sum to {probs.sum():.8f}); use less extreme parameters")
+    return probs

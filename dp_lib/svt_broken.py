@@ -208,8 +208,8 @@ def svt_counterexamples(epsilon=1.0):
                                  at_x, at_xp, lambda y: y == 4, eps),
         "Alg. 1, c = 2 (Lyu et al.)": (lambda v, size, rng: sparse_vector(v, 0.0, eps, 2, rng=rng, size=size),
                                        lc_x, lc_xp, is_pattern(lc_pat), eps),
-        "numeric SVT, ε/2 + ε/2": (lambda v, size, rng: numeric_sparse_vector(v, 0.0, eps / 2, eps / 2, 1, rng=rng,
-                                                                               size=size),
+        "numeric SVT, ε/2 + ε/2": (lambda v, size, rng: _as_array(numeric_sparse_vector(v, 0.0, eps / 2, eps / 2, 1,
+                                                                                         rng=rng, size=size), v),
                                    roth_x, roth_xp, four_bottoms_then_low_value, eps),
         "Roth 2011": (lambda v, size, rng: roth2011_noisy_values(v, 0.0, eps, 1, rng=rng, size=size),
                       roth_x, roth_xp, four_bottoms_then_low_value, eps),
@@ -221,6 +221,14 @@ def svt_counterexamples(epsilon=1.0):
         "Chen et al. 2015": (lambda v, size, rng: chen2015_no_cutoff(v, 0.0, eps, rng=rng, size=size),
                              ch_x, ch_xp, is_pattern(ch_pat), eps),
     }
+
+
+def _as_array(runs, values):
+    """One dict per run (``numeric_sparse_vector``) as a (runs, queries) array, NaN where nothing was released."""
+    out = np.full((len(runs), len(values)), np.nan)
+    for row, released in zip(out, runs):
+        row[list(released)] = list(released.values())
+    return out
 
 
 def audit_svt_variants(trials=200_000, confidence=0.95, *, rng, epsilon=1.0):

@@ -144,16 +144,16 @@ def test_pattern_probability_with_no_query_noise_is_a_threshold_probability():
 
 def test_halts_after_c_positives_and_returns_sorted_indices(rng):
     values = np.full(20, 1000.0)
-    assert sparse_vector(values, 0.0, 1.0, 3, rng=rng) == [0, 1, 2]
+    assert np.flatnonzero(sparse_vector(values, 0.0, 1.0, 3, rng=rng)).tolist() == [0, 1, 2]
     assert sparse_vector(values, 0.0, 1.0, 3, rng=rng, size=50).sum(axis=1).max() == 3
-    assert above_threshold(-values, 0.0, 1.0, rng=rng) is None
+    assert above_threshold(-values, 0.0, 1.0, rng=rng) == -1
     assert (above_threshold(-values, 0.0, 1.0, rng=rng, size=10) == -1).all()
 
 
 def test_numeric_variant_releases_fresh_unbiased_noise():
     values, c, eps3 = np.r_[np.full(3, 10.0), np.full(3, -50.0)], 3, 0.5
     out = numeric_sparse_vector(values, 9.0, 1.0, eps3, c, rng=make_rng(41), size=30_000)
-    released = out[~np.isnan(out)] - 10.0  # only the queries at 10 can be positive in practice
+    released = np.array([v for run in out for v in run.values()]) - 10.0  # only the queries at 10 can be positive in practice
     law = stats.laplace(scale=c / eps3)
     assert stats.kstest(released, law.cdf).pvalue > ALPHA  # the noise that passed the test would be biased up
     _, noisy = svt_transcript(values, 9.0, *svt_noise_scales(1.0, c), rng=make_rng(41), c=c, size=30_000)
@@ -244,7 +244,7 @@ def test_certified_bounds_stay_below_the_exact_loss_of_the_event(audits):
 @pytest.mark.parametrize("kwargs, match", [
     ({"epsilon": 0.0}, "epsilon"), ({"c": 0}, "c must"), ({"split": 1.0}, "split"),
     ({"values": [1.0, np.nan]}, "values"), ({"threshold": np.inf}, "threshold"), ({"sensitivity": -1.0}, "sensitivity"),
-    ({"monotone": "yes"}, "monotone"), ({"size": 0}, "size"),
+    ({"size": 0}, "size"),
 ])
 def test_bad_parameters_are_refused(kwargs, match):
     args = {"values": [1.0, 2.0], "threshold": 0.0, "epsilon": 1.0, "c": 1, "split": None,
@@ -256,7 +256,7 @@ def test_bad_parameters_are_refused(kwargs, match):
 
 def test_rng_is_required():
     for bad in (None, 3):
-        with pytest.raises(ValueError, match="rng"):
+        with pytest.raises((TypeError, ValueError), match="rng"):
             above_threshold([1.0], 0.0, 1.0, rng=bad)
 
 
@@ -291,3 +291,55 @@ def test_the_loss_growth_figures_probabilities_are_svt_pattern_probability_bit_f
             for b_rho, b_nu, c in ((2 / epsilon, 2 / epsilon, None), (*svt_noise_scales(epsilon, m), m)):
                 assert _answered_pattern_probability(values, pattern, b_rho, b_nu) == pytest.approx(
                     svt_pattern_probability(values, 0.0, pattern, b_rho, b_nu, c), rel=1e-12)
+
+
+# --- edge cases (issue 30, item 7) -----------------------------------------------------------
+
+@pytest.mark.parametrize("flag", ["no", "False", "yes", 0, 1, None, 1.0])
+@pytest.mark.parametrize("split", [None, 0.5])
+def test_edge_monotone_must_be_a_real_bool(flag, split):
+    """A string or 0/1 must never count as monotone: that would halve the query noise."""
+    with pytest.raises(TypeError, match="monotone"):
+        svt_noise_scales(1.0, 2, monotone=flag, split=split)
+    with pytest.raises(TypeError, match="monotone"):
+        sparse_vector([1.0, 2.0], 0.0, 1.0, 1, rng=make_rng(0), monotone=flag, split=split)
+    with pytest.raises(TypeError, match="monotone"):
+        above_threshold([1.0, 2.0], 0.0, 1.0, rng=make_rng(0), monotone=flag)
+    with pytest.raises(TypeError, match="monotone"):
+        above_threshold_probabilities([1.0, 5.0], 3.0, 1.0, monotone=flag)
+    assert svt_noise_scales(1.0, 2, monotone=np.bool_(False), split=0.5) == (2.0, 8.0)
+
+
+@pytest.mark.parametrize("values, threshold, epsilon", [
+    ([1.0, 5.0], 1e5, 1.0), ([1.0, 5.0], 3.0, 1e-5), ([1.0, 5.0], 3.0, 1e5), ([1.0, 5.0], -1e5, 1.0),
+    (np.linspace(-50, 50, 40), 0.0, 1e-9), ([1e300, -1e300], 0.0, 1.0),
+])
+def test_edge_above_threshold_probabilities_at_extreme_parameters(values, threshold, epsilon):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no IntegrationWarning, no RuntimeWarning
+        p = above_threshold_probabilities(values, threshold, epsilon)
+    assert p.sum() == pytest.approx(1.0, abs=1e-6) and (p >= 0).all()
+    if threshold == 1e5:
+        assert p[-1] == pytest.approx(1.0)  # nothing comes near a threshold of 1e5
+    if threshold == -1e5:
+        assert p[0] == pytest.approx(1.0)
+
+
+def test_edge_above_threshold_probabilities_near_zero_epsilon_is_symmetric():
+    """With ε = 1e-5 the noise swamps the values: the first query is above with probability 1/2."""
+    p = above_threshold_probabilities([1.0, 5.0], 3.0, 1e-5)
+    assert p[0] == pytest.approx(0.5, abs=1e-4)
+
+
+def test_edge_stable_return_types_whatever_the_size():
+    values = np.array([-100.0, 100.0, 100.0])
+    one, many = (above_threshold(values, 0.0, 1.0, rng=make_rng(1), size=s) for s in (None, 5))
+    assert type(one) is int and many.dtype == np.int64 and many.shape == (5,)
+    assert above_threshold(np.full(3, -100.0), 0.0, 1.0, rng=make_rng(1)) == -1
+    one, many = (sparse_vector(values, 0.0, 1.0, 2, rng=make_rng(1), size=s) for s in (None, 5))
+    assert one.dtype == bool == many.dtype and one.shape == (3,) and many.shape == (5, 3)
+    one, many = (numeric_sparse_vector(values, 0.0, 1.0, 1.0, 2, rng=make_rng(1), size=s) for s in (None, 5))
+    assert type(one) is dict and sorted(one) == [1, 2] and all(type(v) is float for v in one.values())
+    assert type(many) is list and len(many) == 5 and all(type(run) is dict for run in many)
