@@ -128,8 +128,10 @@ def chunk_answers(values, f, k, lower, upper, *, keys=None, default=None):
         order = np.argsort(labels, kind="stable")
         pieces = np.split(x[order], np.cumsum(counts)[:-1])
         answers = np.array([_one_number(f(p)) if p.size else np.nan for p in pieces])
-    else:
+    elif isinstance(f, str):
         raise ValueError(f"f must be a callable of one chunk or 'mean', got {f!r}")
+    else:
+        raise TypeError(f"f must be a callable of one chunk or 'mean', got {f!r}")
     answers = np.where(np.isfinite(answers), answers, fill)
     return np.clip(answers, lo, hi)
 

@@ -43,7 +43,7 @@ def _check_columns(df, columns, name: str, what: str = "quasi_identifiers") -> l
         cols = [columns] if isinstance(columns, str) else list(columns)
         missing = [c for c in cols if c not in df.columns]
     except TypeError:  # not iterable, or an unhashable entry
-        raise ValueError(f"{what} must be a column name or a list of column names, got {columns!r:.80}") from None
+        raise TypeError(f"{what} must be a column name or a list of column names, got {columns!r:.80}") from None
     if not cols:
         raise ValueError(f"{what} must name at least one column")
     if missing:
@@ -120,7 +120,7 @@ def equivalence_classes(df, quasi_identifiers, sensitive=None):
     qi = _check_columns(df, quasi_identifiers, "df")
     if sensitive is not None:
         if not isinstance(sensitive, str):
-            raise ValueError(f"sensitive must be None or one column name, got {sensitive!r:.80}")
+            raise TypeError(f"sensitive must be None or one column name, got {sensitive!r:.80}")
         _check_columns(df, [sensitive], "df", "sensitive")
     groups = df.groupby(qi, observed=True, dropna=False)
     out = groups.size().rename("size").to_frame()

@@ -178,7 +178,7 @@ class AuditResult:
 
 def _check_mechanism(mechanism):
     if not callable(mechanism):
-        raise ValueError(f"mechanism must be a callable mechanism(data, size=n, rng=rng), got {mechanism!r}")
+        raise TypeError(f"mechanism must be a callable mechanism(data, size=n, rng=rng), got {mechanism!r}")
     return mechanism
 
 
@@ -274,7 +274,7 @@ def epsilon_lower_bound(mechanism, x, x_prime, event, trials, confidence=0.95, *
     """
     mechanism = _check_mechanism(mechanism)
     if not callable(event):
-        raise ValueError(f"event must be a callable predicate on the outputs, got {event!r}")
+        raise TypeError(f"event must be a callable predicate on the outputs, got {event!r}")
     n, conf, dlt, claim, rng = _common(trials, confidence, delta, claimed_epsilon, rng)
     k0 = _hits(event, _run(mechanism, x, n, rng, "x"), n)
     k1 = _hits(event, _run(mechanism, x_prime, n, rng, "x_prime"), n)
@@ -387,7 +387,7 @@ def repeat_mechanism(single_run):
     (3,)
     """
     if not callable(single_run):
-        raise ValueError(f"single_run must be a callable single_run(data, rng=rng), got {single_run!r}")
+        raise TypeError(f"single_run must be a callable single_run(data, rng=rng), got {single_run!r}")
 
     def mechanism(data, size, rng):
         size = check_int(size, "size", minimum=1)
@@ -422,11 +422,15 @@ def audit_table(results):
     >>> audit_table({"demo": r})["verdict"].tolist()
     ['not refuted']
     """
-    if not isinstance(results, dict) or not results:
+    if not isinstance(results, dict):
+        raise TypeError(f"results must be a non-empty dict of name -> AuditResult, got {type(results).__name__}")
+    if not results:
         raise ValueError("results must be a non-empty dict of name -> AuditResult")
     rows = {}
     for name, r in results.items():
-        if not isinstance(r, AuditResult) or r.claimed_epsilon is None:
+        if not isinstance(r, AuditResult):
+            raise TypeError(f"results[{name!r}] must be an AuditResult, got {type(r).__name__}")
+        if r.claimed_epsilon is None:
             raise ValueError(f"results[{name!r}] must be an AuditResult with a claimed_epsilon")
         rows[name] = {"claimed ε": r.claimed_epsilon, "certified lower bound": r.epsilon_lb,
                       "verdict": "refuted" if r.flagged else "not refuted", "event": _describe(r.event),

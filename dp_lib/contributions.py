@@ -123,7 +123,7 @@ def _random_rank(groups, rng):
 
 def _check_frame(df, *columns):
     if not isinstance(df, pd.DataFrame):
-        raise ValueError(f"df must be a pandas DataFrame, got {type(df).__name__}")
+        raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
     for name, column in columns:
         if column not in df.columns:
             raise ValueError(f"{name} must name a column of df, got {column!r}")

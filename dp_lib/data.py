@@ -127,7 +127,7 @@ def load_adult(path=None) -> pd.DataFrame:
     (32561, 19)
     """
     if path is not None and not isinstance(path, (str, Path)):
-        raise ValueError(f"path must be a str or pathlib.Path, got {type(path).__name__}")
+        raise TypeError(f"path must be a str or pathlib.Path, got {type(path).__name__}")
     resolved = Path(path).resolve() if path is not None else ADULT_PATH
     if not resolved.is_file():
         raise FileNotFoundError(f"the Adult data file {resolved} is missing; {_REBUILD}")
@@ -156,10 +156,14 @@ def ssn_numbers(ssn) -> np.ndarray:
     >>> ssn_numbers(["161-03-5439", "813-91-2255"]).tolist()
     [161035439, 813912255]
     """
-    if isinstance(ssn, (str, bytes)) or np.ndim(ssn) != 1:
+    if isinstance(ssn, (str, bytes)) or not hasattr(ssn, "__len__"):
+        raise TypeError(f"ssn must be a 1-dimensional sequence of strings 'ddd-dd-dddd', got {ssn!r:.60}")
+    if np.ndim(ssn) != 1:
         raise ValueError(f"ssn must be a 1-dimensional sequence of strings 'ddd-dd-dddd', got {ssn!r:.60}")
     s = pd.Series(np.asarray(ssn, dtype=object))
-    if not s.map(lambda v: isinstance(v, str)).all() or not s.str.fullmatch(r"\d{3}-\d{2}-\d{4}").all():
+    if not s.map(lambda v: isinstance(v, str)).all():
+        raise TypeError("ssn must contain strings of the form 'ddd-dd-dddd'")
+    if not s.str.fullmatch(r"\d{3}-\d{2}-\d{4}").all():
         raise ValueError("ssn must contain strings of the form 'ddd-dd-dddd'")
     return s.str.replace("-", "", regex=False).astype(np.int64).to_numpy()
 

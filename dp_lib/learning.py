@@ -139,7 +139,7 @@ def adult_features(adult=None) -> AdultFeatures:
         cached = _default_features()
         return AdultFeatures(*(a.copy() for a in cached[:4]), cached.feature_names)
     if not isinstance(adult, pd.DataFrame):
-        raise ValueError(f"adult must be a pandas DataFrame or None, got {type(adult).__name__}")
+        raise TypeError(f"adult must be a pandas DataFrame or None, got {type(adult).__name__}")
     missing = [c for c in [*NUMERIC_BOUNDS, "Relationship", "Target", "SSN"] if c not in adult.columns]
     if missing:
         raise ValueError(f"adult must have the Adult columns; missing {missing}")
@@ -259,7 +259,7 @@ def accuracy_curve(history, X, y):
     [0.5, 1.0]
     """
     if not isinstance(history, pd.DataFrame):
-        raise ValueError(f"history must be the DataFrame returned by a trainer, got {type(history).__name__}")
+        raise TypeError(f"history must be the DataFrame returned by a trainer, got {type(history).__name__}")
     thetas = history.filter(regex=r"^theta_\d+$").to_numpy()
     return pd.Series(accuracy(thetas, X, y), index=history.index, name="accuracy")
 
@@ -478,7 +478,7 @@ def noisy_gradient_descent(X, y, epsilon, delta, iterations, clip_norm, *, rng, 
     c, eta = check_positive(clip_norm, "clip_norm"), check_positive(learning_rate, "learning_rate")
     rng = check_rng(rng)
     if accountant is not None and not isinstance(accountant, PrivacyAccountant):
-        raise ValueError(f"accountant must be a PrivacyAccountant or None, got {type(accountant).__name__}")
+        raise TypeError(f"accountant must be a PrivacyAccountant or None, got {type(accountant).__name__}")
     if public_n is None:
         eps_count = eps * check_probability(count_share, "count_share", low_open=True, high_open=True)
     else:

@@ -13,7 +13,7 @@ import numpy as np
 __all__ = ["make_rng", "check_rng"]
 
 
-def make_rng(seed=None) -> np.random.Generator:
+def make_rng(seed: int | list[int] | np.random.SeedSequence | None = None) -> np.random.Generator:
     """Return a ``numpy.random.Generator`` (PCG64) seeded with ``seed``.
 
     This is the only place in ``dp_lib`` where a seed enters. Chapters call it
@@ -32,19 +32,25 @@ def make_rng(seed=None) -> np.random.Generator:
     True
     """
     if isinstance(seed, np.random.Generator):
-        raise ValueError("seed must be an int, a SeedSequence or None; you passed a Generator, use it directly as rng")
+        raise TypeError("seed must be an int, a SeedSequence or None; you passed a Generator, use it directly as rng")
     def natural(x):
         return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) and x >= 0
 
-    ok = seed is None or isinstance(seed, np.random.SeedSequence) or natural(seed) or (
-        isinstance(seed, (list, tuple)) and len(seed) > 0 and all(natural(x) for x in seed))
+    def integer(x):
+        return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+    items = seed if isinstance(seed, (list, tuple)) else [seed]
+    if not (seed is None or isinstance(seed, np.random.SeedSequence) or all(integer(x) for x in items)):
+        raise TypeError("seed must be an int >= 0, a list of them, a numpy.random.SeedSequence or None, "
+                        f"got {seed!r:.40}")
+    ok = seed is None or isinstance(seed, np.random.SeedSequence) or (len(items) > 0 and all(natural(x) for x in items))
     if not ok:
         raise ValueError("seed must be an int >= 0, a list of them, a numpy.random.SeedSequence or None, "
                          f"got {seed!r:.40}")
     return np.random.default_rng(seed)
 
 
-def check_rng(rng) -> np.random.Generator:
+def check_rng(rng: np.random.Generator) -> np.random.Generator:
     """Require a ``numpy.random.Generator`` and return it.
 
     Parameters
@@ -72,7 +78,7 @@ def check_rng(rng) -> np.random.Generator:
         why = "rng must not be an int seed"
     else:
         why = f"rng must be a numpy.random.Generator, got {type(rng).__name__}"
-    raise ValueError(
+    raise TypeError(
         f"{why}: pass a numpy.random.Generator made once with dp_lib.make_rng(seed). "
         "Re-seeding per call makes the noise of separate releases identical or correlated, "
         "which silently breaks composition."

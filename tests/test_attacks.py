@@ -125,7 +125,7 @@ def test_reconstruction_argument_checks(rng):
         subset_sum_answers([1, 0], np.ones((3, 2)), -1.0, rng=rng)
     with pytest.raises(ValueError, match="one entry"):
         reconstruct_bits(np.ones((3, 2)), [1.0, 2.0])
-    with pytest.raises(ValueError, match="rng"):
+    with pytest.raises(TypeError, match="rng"):
         subset_queries(3, 3, rng=1)
 
 

@@ -148,26 +148,28 @@ def test_audit_table_reports_verdicts():
     assert isinstance(table, pd.DataFrame) and table.index.name == "mechanism"
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    ({"trials": 0}, "trials"), ({"trials": 2.5}, "trials"), ({"confidence": 1.0}, "confidence"),
-    ({"confidence": np.nan}, "confidence"), ({"delta": 1.0}, "delta"), ({"delta": -0.1}, "delta"),
-    ({"claimed_epsilon": 0.0}, "claimed_epsilon"), ({"claimed_epsilon": np.inf}, "claimed_epsilon"),
-    ({"rng": 2024}, "rng"), ({"rng": None}, "rng"),
+@pytest.mark.parametrize("kwargs, name, error", [
+    ({"trials": 0}, "trials", ValueError), ({"trials": 2.5}, "trials", TypeError),
+    ({"confidence": 1.0}, "confidence", ValueError), ({"confidence": np.nan}, "confidence", ValueError),
+    ({"delta": 1.0}, "delta", ValueError), ({"delta": -0.1}, "delta", ValueError),
+    ({"claimed_epsilon": 0.0}, "claimed_epsilon", ValueError),
+    ({"claimed_epsilon": np.inf}, "claimed_epsilon", ValueError),
+    ({"rng": 2024}, "rng", TypeError), ({"rng": None}, "rng", TypeError), ({"trials": "100"}, "trials", TypeError),
 ])
-def test_epsilon_lower_bound_rejects_bad_arguments(kwargs, name):
+def test_epsilon_lower_bound_rejects_bad_arguments(kwargs, name, error):
     args = {"trials": 100, "confidence": 0.95, "rng": make_rng(0), "delta": 0.0, "claimed_epsilon": None}
     args.update(kwargs)
-    with pytest.raises(ValueError, match=name):
+    with pytest.raises(error, match=name):
         epsilon_lower_bound(laplace_count(1.0), [0], [0, 0], ThresholdEvent(0.0), args.pop("trials"),
                             args.pop("confidence"), **args)
 
 
 def test_bad_mechanisms_and_events_are_refused():
-    with pytest.raises(ValueError, match="mechanism"):
+    with pytest.raises(TypeError, match="mechanism"):
         epsilon_lower_bound("laplace", [0], [0, 0], ThresholdEvent(0.0), 10, rng=make_rng(0))
     with pytest.raises(ValueError, match="mechanism"):  # one output instead of `trials`
         epsilon_lower_bound(lambda d, size, rng: 1.0, [0], [0, 0], ThresholdEvent(0.0), 10, rng=make_rng(0))
-    with pytest.raises(ValueError, match="event"):
+    with pytest.raises(TypeError, match="event"):
         epsilon_lower_bound(laplace_count(1.0), [0], [0, 0], "y > 0", 10, rng=make_rng(0))
     with pytest.raises(ValueError, match="event"):  # counts instead of booleans
         epsilon_lower_bound(laplace_count(1.0), [0], [0, 0], lambda y: (y > 0).astype(int), 10, rng=make_rng(0))
@@ -175,10 +177,12 @@ def test_bad_mechanisms_and_events_are_refused():
         search_events(lambda d, size, rng: np.zeros((size, 2)), [0], [0, 0], 10, rng=make_rng(0))
     with pytest.raises(ValueError, match="pilot_trials"):
         search_events(laplace_count(1.0), [0], [0, 0], 10, rng=make_rng(0), pilot_trials=0)
-    with pytest.raises(ValueError, match="single_run"):
+    with pytest.raises(TypeError, match="single_run"):
         repeat_mechanism(None)
     with pytest.raises(ValueError, match="results"):
         audit_table({})
+    with pytest.raises(TypeError, match="results"):
+        audit_table([1])
     with pytest.raises(ValueError, match="count"):
         clopper_pearson(11, 10, 0.05)
     with pytest.raises(ValueError, match="alpha"):

@@ -48,7 +48,7 @@ def test_simulate_visits_is_reproducible_and_refuses_bad_ids():
     pd.testing.assert_frame_equal(a, b)
     with pytest.raises(ValueError, match="distinct"):
         simulate_visits([1, 1, 2], rng=make_rng(0))
-    with pytest.raises(ValueError, match="rng"):
+    with pytest.raises(TypeError, match="rng"):
         simulate_visits([1, 2], rng=0)
 
 
@@ -192,9 +192,9 @@ def test_release_validation():
         user_level_count(log, "user", "page", partitions=["a"], **{**kw, "epsilon": 0})
     with pytest.raises(ValueError, match="min_value"):
         user_level_sum(log, "user", "page", "value", partitions=["a"], min_value=5.0, max_value=1.0, **kw)
-    with pytest.raises(ValueError, match="df"):
+    with pytest.raises(TypeError, match="df must be a pandas DataFrame"):
         bound_contributions([1, 2], "user", "page", max_partitions=1, max_per_partition=1, rng=make_rng(0))
-    with pytest.raises(ValueError, match="rng"):
+    with pytest.raises(TypeError, match="rng"):
         bound_contributions(log, "user", "page", max_partitions=1, max_per_partition=1, rng=None)
 
 

@@ -13,8 +13,14 @@ import dp_lib.data as data_module
 from dp_lib import make_rng
 
 
-def named(name):
-    return pytest.raises(ValueError, match=rf"\b{name}\b")
+def named(name, error=ValueError):
+    """A wrong VALUE: ValueError naming ``name`` (``error=TypeError`` for a wrong TYPE)."""
+    return pytest.raises(error, match=rf"\b{name}\b")
+
+
+def typed(name):
+    """A wrong TYPE: TypeError naming ``name``."""
+    return named(name, TypeError)
 
 
 def test_refused_accountant_call_records_nothing():
@@ -39,7 +45,7 @@ def test_huge_ints_strings_and_booleans_are_refused_everywhere():
     with named("epsilon"):
         dp.laplace_scale(1.0, 10**400)
     for bad in ("1.0", True, ["1.0"], np.array([True])):
-        with named("value"):
+        with typed("value"):
             dp.laplace_mech(bad, 1, 1, rng=make_rng(0))
     with named("values"):
         dp.gs_mean([10**400], 100, 1.0, rng=make_rng(0))
@@ -85,14 +91,17 @@ def test_unsigned_integers_do_not_wrap():
 
 def test_types():
     X, y = [[1.0, 0.5], [1.0, -0.5]] * 10, [1.0, 0.0] * 10
-    with named("accountant"):
+    with typed("accountant"):
         dp.noisy_gradient_descent(X, y, 1.0, 1e-5, 3, 1.0, rng=make_rng(0), accountant=3)
-    with named("ssn"):
+    with typed("ssn"):
         dp.holdout_mask("161-03-5439")
-    for bad in ("abc", math.nan, math.inf, True):
+    for bad in ("abc", True, None):
+        with typed("threshold"):
+            dp.ThresholdEvent(bad)
+    for bad in (math.nan, math.inf):
         with named("threshold"):
             dp.ThresholdEvent(bad)
-    with named("above"):
+    with typed("above"):
         dp.ThresholdEvent(0.0, above=1)
 
 
@@ -203,6 +212,9 @@ def test_one_size_contract():
               lambda s: dp.exponential_mech(["a", "b"], [1.0, 0.0], 1.0, 1.0, rng=rng, size=s),
               lambda s: dp.gs_mean([1.0, 2.0], 10, 1.0, rng=rng, size=s)):
         assert np.shape(f(0))[0] == 0 and np.shape(f((2, 3)))[:2] == (2, 3)
-        for bad in (-1, 2.5, True, "3", (2, -1)):
+        for bad in (-1, (2, -1)):
             with named("size"):
+                f(bad)
+        for bad in (2.5, True, "3", (2, 2.0)):
+            with typed("size"):
                 f(bad)

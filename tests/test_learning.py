@@ -65,7 +65,7 @@ def test_holdout_mask_is_deterministic_and_validated():
     assert np.array_equal(m, holdout_mask(ssn)) and m.sum() == 6460
     with pytest.raises(ValueError, match="ssn"):
         holdout_mask(["123456789"])
-    with pytest.raises(ValueError, match="adult"):
+    with pytest.raises(TypeError, match="adult"):
         adult_features(adult=[1, 2])
 
 
@@ -265,11 +265,13 @@ def test_private_training_on_adult_beats_the_majority_class(data):
     ({"learning_rate": 0.0}, "learning_rate"), ({"noise": "cauchy"}, "noise"),
     ({"composition": "magic"}, "composition"), ({"count_share": 1.0}, "count_share"),
     ({"count_share": 0.0}, "count_share"), ({"public_n": 0}, "public_n"), ({"rng": 5}, "rng"),
+    ({"epsilon": "1"}, "epsilon"), ({"noise": None}, "noise"),
 ])
 def test_noisy_gradient_descent_names_the_bad_parameter(toy, kwargs, name):
     X, y = toy
     args = dict(X=X, y=y, epsilon=1.0, delta=1e-5, iterations=3, clip_norm=1.0, rng=make_rng(0)) | kwargs
-    with pytest.raises(ValueError, match=name):
+    wrong_type = next(iter(kwargs.values())) in (2.5, 5, "1", None)  # a float count, an int seed, a string, None
+    with pytest.raises(TypeError if wrong_type else ValueError, match=name):
         noisy_gradient_descent(**args)
 
 
@@ -292,7 +294,7 @@ def test_gradient_descent_names_the_bad_parameter(toy):
         gradient_descent(X, y, 0)
     with pytest.raises(ValueError, match="clip_norm"):
         gradient_descent(X, y, 3, clip_norm=0.0)
-    with pytest.raises(ValueError, match="history"):
+    with pytest.raises(TypeError, match="history"):
         accuracy_curve(np.zeros((2, 3)), X, y)
 
 

@@ -41,7 +41,7 @@ def test_laplace_mech_rejects_bad_parameters(bad, rng):
 def test_laplace_mech_rejects_nan_value_and_int_rng(rng):
     with pytest.raises(ValueError, match="value"):
         laplace_mech([1.0, np.nan], 1.0, 1.0, rng=rng)
-    with pytest.raises(ValueError, match="rng"):
+    with pytest.raises(TypeError, match="rng"):
         laplace_mech(1.0, 1.0, 1.0, rng=0)
 
 
@@ -95,7 +95,7 @@ def test_gaussian_mech_bad_input(rng):
         gaussian_mech(1.0, 1.0, 1.0, 1.0, rng=rng)
     with pytest.raises(ValueError, match="calibration"):
         gaussian_mech(1.0, 1.0, 1.0, 1e-5, rng=rng, calibration="tight")
-    with pytest.raises(ValueError, match="rng"):
+    with pytest.raises(TypeError, match="rng"):
         gaussian_mech(1.0, 1.0, 1.0, 1e-5, rng=None)
 
 

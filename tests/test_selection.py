@@ -240,7 +240,6 @@ SAMPLERS = [exponential_mech, report_noisy_max, permute_and_flip]
     (["a", "b"], [1.0, np.nan], 1.0, 1.0, "scores must contain only finite"),
     (["a", "b"], [1.0, np.inf], 1.0, 1.0, "scores must contain only finite"),
     (["a", "b"], [[1.0, 0.0]], 1.0, 1.0, "scores must be a 1-dimensional"),
-    (["a", "b"], ["x", "y"], 1.0, 1.0, "scores must be numeric"),
     (["a", "b"], [1.0, 0.0], 0.0, 1.0, "sensitivity"),
     (["a", "b"], [1.0, 0.0], -1.0, 1.0, "sensitivity"),
     (["a", "b"], [1.0, 0.0], 1.0, 0.0, "epsilon"),
@@ -256,13 +255,18 @@ def test_bad_input(mech, candidates, scores, sensitivity, epsilon, match):
 def test_bad_rng_size_monotone(mech):
     args = (["a", "b"], [1.0, 0.0], 1.0, 1.0)
     for bad_rng in (None, 42):
-        with pytest.raises(ValueError, match="rng"):
+        with pytest.raises(TypeError, match="rng"):
             mech(*args, rng=bad_rng)
-    for bad_size in (-1, 2.5, "3"):
-        with pytest.raises(ValueError, match="size"):
+    with pytest.raises(ValueError, match="size"):
+        mech(*args, rng=make_rng(0), size=-1)
+    for bad_size in (2.5, "3"):
+        with pytest.raises(TypeError, match="size"):
             mech(*args, rng=make_rng(0), size=bad_size)
-    with pytest.raises(ValueError, match="monotone"):
-        mech(*args, rng=make_rng(0), monotone="yes")
+    for bad_flag in ("yes", 1, None):
+        with pytest.raises(TypeError, match="monotone"):
+            mech(*args, rng=make_rng(0), monotone=bad_flag)
+    with pytest.raises(TypeError, match="scores must be numeric"):
+        mech(["a", "b"], ["x", "y"], 1.0, 1.0, rng=make_rng(0))
 
 
 def test_bad_noise_and_probability_inputs():

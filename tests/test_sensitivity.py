@@ -337,13 +337,11 @@ def test_outputs_are_reproducible_for_a_fixed_rng(ages):
         (lambda: mean_local_sensitivity_at([1.0, np.nan], U), "values"),
         (lambda: distance_to_high_sensitivity(10, U, 0), "bound"),
         (lambda: distance_to_high_sensitivity(10, U, -1), "bound"),
-        (lambda: distance_to_high_sensitivity(2.5, U, 1), "n"),
         (lambda: ptr_threshold(0, 1e-6), "epsilon"),
         (lambda: ptr_threshold(1, 1.5), "delta"),
         (lambda: ptr_bottom_probability(-1, 1, 1e-6), "distance"),
         (lambda: gs_mean([], U, 1.0, rng=make_rng(0)), "values"),
         (lambda: gs_mean([1.0], U, -1.0, rng=make_rng(0)), "epsilon"),
-        (lambda: gs_mean([1.0], U, 1.0, rng=0), "rng"),
         (lambda: gs_mean([1.0], U, 1.0, rng=make_rng(0), size=-1), "size"),
         (lambda: ptr_mean([1.0, 2.0], U, 0, 1.0, 1e-6, rng=make_rng(0)), "bound"),
         (lambda: ptr_mean([1.0, 2.0], U, 1, 1.0, 0, rng=make_rng(0)), "delta"),
@@ -352,7 +350,6 @@ def test_outputs_are_reproducible_for_a_fixed_rng(ages):
         (lambda: smooth_sensitivity_mean(10, U, 1.0, 0), "delta"),
         (lambda: smooth_sensitivity_mean(10, U, 1.0, 1e-6, noise="cauchy"), "delta"),
         (lambda: smooth_sensitivity_mean(10, U, 1.0, 1e-6, noise="gauss"), "noise"),
-        (lambda: smooth_mean([1.0], U, 1.0, 1e-6, rng=None), "rng"),
         (lambda: log_smooth_sensitivity_terms(10, U, 0.1, [0.5]), "k"),
         (lambda: hash_chunks([[1, 2]], 3), "keys"),
         (lambda: chunk_answers([1.0, 2.0], "mean", 0, 0, U), "k"),
@@ -362,13 +359,23 @@ def test_outputs_are_reproducible_for_a_fixed_rng(ages):
         (lambda: chunk_answers([1.0, 2.0], lambda c: c, 1, 0, U), "f"),
         (lambda: contiguous_chunk_count(10, 11), "k"),
         (lambda: sample_and_aggregate([1.0, 2.0], "mean", 1, 0, U, 0, rng=make_rng(0)), "epsilon"),
-        (lambda: sample_and_aggregate([1.0, 2.0], "mean", 1, 0, U, 1.0, rng=1), "rng"),
         (lambda: sample_and_aggregate([[1.0]], "mean", 1, 0, U, 1.0, rng=make_rng(0)), "values"),
         (lambda: sample_and_aggregate([1.0, 2.0], "mean", 1, 2, 1, 1.0, rng=make_rng(0)), "lower"),
     ],
 )
 def test_bad_input_raises_value_error_naming_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
+        call()
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: distance_to_high_sensitivity(2.5, U, 1), "n"),
+    (lambda: gs_mean([1.0], U, 1.0, rng=0), "rng"),
+    (lambda: smooth_mean([1.0], U, 1.0, 1e-6, rng=None), "rng"),
+    (lambda: sample_and_aggregate([1.0, 2.0], "mean", 1, 0, U, 1.0, rng=1), "rng"),
+])
+def test_wrong_type_raises_type_error_naming_the_parameter(call, name):
+    with pytest.raises(TypeError, match=name):
         call()
 
 
