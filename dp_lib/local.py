@@ -22,8 +22,6 @@ import pandas as pd
 
 from .random import check_rng
 from .unary import debias_counts, unary_variance
-from .unary import (oue_params, sue_params, unary_aggregate, unary_encode, unary_epsilon,  # noqa: F401 (0.1 names)
-                    unary_perturb, unary_perturb_counts, unary_reported_counts)
 from .validation import (check_bool_array, check_count_array, check_domain, check_epsilon, check_finite_array,
                          check_int, check_probability, check_size, domain_positions, label_like, refuse_overflow,
                          scalar_or_array)

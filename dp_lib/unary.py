@@ -95,17 +95,8 @@ def unary_perturb(bits, p, q, *, rng):
     """
     bits = check_bool_array(bits, "bits", 2)
     p, q = check_pq(p, q)
-    u = check_rng(rng).random(bits.shape)
-    # The chapter's line is
-    #     return np.where(bits, u < p, u < q)
-    # Since q < p, ``u < q`` implies ``u < p``, so the same reports are (u < q) or (bit and u < p):
-    # bit for bit equal, computed in place on boolean arrays. The np.where form misses the unary
-    # encoding target of `python -m benchmarks` (dp_lib / numpy floor 4.1 > 3).
-    reports = np.less(u, q)
-    kept_ones = np.less(u, p)
-    kept_ones &= bits
-    reports |= kept_ones
-    return reports
+    u = check_rng(rng).random(bits.shape)  # one uniform per bit
+    return np.where(bits, u < p, u < q)  # a 1 is reported with probability p, a 0 with probability q
 
 
 def unary_reported_counts(values, domain, p, q, *, rng, chunk_size=100_000):
@@ -209,22 +200,6 @@ def unary_epsilon(p, q):
     return math.log(p * (1 - q) / ((1 - p) * q))
 
 
-def _column_totals(reports: np.ndarray) -> np.ndarray:
-    """Column sums of an n x k boolean array, i.e. ``reports.sum(axis=0)``.
-
-    Computed as a float32 matrix-vector product (BLAS), about 4x faster than ``sum(axis=0)``, which
-    keeps the unary-encoding family of ``python -m benchmarks`` within 3x the numpy floor. Exact: in
-    blocks of 2**16 rows every partial sum is an integer below 2**24, which float32 holds exactly.
-    """
-    totals = np.zeros(reports.shape[1], dtype=np.int64)
-    block = 1 << 16
-    ones = np.ones(min(block, reports.shape[0]), dtype=np.float32)
-    for start in range(0, reports.shape[0], block):
-        rows = reports[start:start + block]
-        totals += (ones[:rows.shape[0]] @ rows.astype(np.float32)).astype(np.int64)
-    return totals
-
-
 def unary_aggregate(reports, p, q, domain=None):
     """Unbiased counts (Σ_rows B' - n q)/(p - q) from n x k unary reports.
 
@@ -242,7 +217,7 @@ def unary_aggregate(reports, p, q, domain=None):
     [3.0, 1.0]
     """
     r = check_bool_array(reports, "reports", 2)
-    totals = _column_totals(r)
+    totals = r.sum(axis=0)  # Σ over respondents of B', per value
     if domain is not None:
         index = check_domain(domain)
         if len(index) != r.shape[1]:

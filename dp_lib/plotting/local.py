@@ -14,10 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ..data import OCCUPATIONS, load_adult, occupation_counts  # noqa: F401 (re-exported)
-from ..local import (
-    debias_counts, krr_params, krr_perturb_counts, krr_variance, oue_params, rr_variance, sue_params,
-    unary_epsilon, unary_perturb_counts, unary_variance,
-)
+from ..local import krr_params, krr_perturb_counts, krr_variance, rr_variance
+from ..unary import debias_counts, oue_params, sue_params, unary_epsilon, unary_perturb_counts, unary_variance
 from ..mechanisms import laplace_mech
 from ..random import make_rng
 from ..validation import check_epsilon, check_finite_array, check_int
