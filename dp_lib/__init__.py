@@ -5,8 +5,11 @@ Modules are split by topic, and every public name is re-exported here:
 - ``random``: ``make_rng`` and the generator check (the only place a seed enters)
 - ``noise``: densities, CDFs and inverse-CDF samplers
 - ``mechanisms``: the Laplace and Gaussian mechanisms and their calibrations
-- ``composition``: sequential, parallel and advanced composition; the budget accountant
-- ``accounting``: zCDP, Rényi DP, amplification by subsampling, the RDP accountant and DP-SGD's σ
+- ``events``: the accounting events (LaplaceEvent, GaussianEvent, PoissonSampled, ...) every accountant composes
+- ``composition``: the budget accountant (PrivacyAccountant) and the parallel histogram
+- ``composition_rules``: sequential, parallel, advanced and optimal composition
+- ``rdp``: zCDP and Rényi DP curves, amplification by subsampling, the conversion to (ε, δ), DP-SGD's σ
+- ``accounting``: the RDP accountant (RdpAccountant)
 - ``data``: ``load_adult``, the Adult census data with fake identifiers
 - ``selection``: private selection: exponential mechanism, report noisy max, permute-and-flip
 - ``quantiles``: private quantiles by the exponential mechanism on a continuous range
@@ -35,6 +38,7 @@ from .aggregate import *  # noqa: F401,F403
 from .attacks import *  # noqa: F401,F403
 from .audit import *  # noqa: F401,F403
 from .composition import *  # noqa: F401,F403
+from .composition_rules import *  # noqa: F401,F403
 from .contributions import *  # noqa: F401,F403
 from .data import *  # noqa: F401,F403
 from .dp_sgd import *  # noqa: F401,F403
@@ -46,14 +50,17 @@ from .mechanisms import *  # noqa: F401,F403
 from .noise import *  # noqa: F401,F403
 from .quantiles import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
+from .rdp import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
 from .sensitivity import *  # noqa: F401,F403
 from .svt import *  # noqa: F401,F403
 from .unary import *  # noqa: F401,F403
 from .widgets import *  # noqa: F401,F403
-from . import (accounting, aggregate, attacks, audit, composition, contributions, data, dp_sgd, exact, floating, learning, local, mechanisms, noise, quantiles, random, selection, sensitivity, svt, unary, validation, widgets)  # noqa: E402
+from . import (accounting, aggregate, attacks, audit, composition, composition_rules, contributions, data, dp_sgd, events, exact, floating, learning, local, mechanisms, noise, quantiles, random, rdp, selection, sensitivity, svt, unary, validation, widgets)  # noqa: E402
 
-__all__ = [*accounting.__all__, *aggregate.__all__, *attacks.__all__, *audit.__all__, *composition.__all__, *contributions.__all__, *data.__all__, *dp_sgd.__all__, *exact.__all__, *floating.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__, *quantiles.__all__, *random.__all__, *selection.__all__, *sensitivity.__all__, *svt.__all__, *unary.__all__, *widgets.__all__]
+__all__ = [*accounting.__all__, *aggregate.__all__, *attacks.__all__, *audit.__all__, *composition.__all__, *composition_rules.__all__, *contributions.__all__, *data.__all__, *dp_sgd.__all__, *exact.__all__, *floating.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__, *quantiles.__all__, *random.__all__, *rdp.__all__, *selection.__all__, *sensitivity.__all__, *svt.__all__, *unary.__all__, *widgets.__all__]
+from .snapping import *  # noqa: E402,F401,F403  (snapping_mech, beside floating)
+__all__ += snapping.__all__
 
 __version__ = "0.3.0.dev0"
 

@@ -1,4 +1,4 @@
-"""Exact noise: discrete Laplace and discrete Gaussian samplers, and the snapping mechanism.
+"""Exact noise: discrete Laplace and discrete Gaussian samplers (Mironov's snapping mechanism: ``dp_lib.snapping``).
 
 The samplers follow Canonne, Kamath & Steinke (NeurIPS 2020), Algorithms 1-3:
 every decision is an integer comparison or a Bernoulli draw with a rational
@@ -24,7 +24,7 @@ from fractions import Fraction
 import numpy as np
 
 from .random import check_rng
-from .validation import check_epsilon, check_finite_array, check_int, check_positive, refuse_overflow
+from .validation import check_finite_array, check_int, check_positive, check_size, refuse_overflow
 
 __all__ = [
     "sample_discrete_laplace",
@@ -35,10 +35,10 @@ __all__ = [
     "discrete_gaussian_variance",
     "discrete_laplace_mech",
     "discrete_gaussian_mech",
-    "snapping_mech",
 ]
 
 _INT_LIMIT = 2**62  # numerators/denominators below this stay on the fast int64 path
+_MAX_DRAWS = 2**30  # the stated limit of one call: refused before anything is allocated
 
 
 def _rational(value, name) -> Fraction:
@@ -52,9 +52,13 @@ def _rational(value, name) -> Fraction:
 
 
 def _count(size):
-    """Number of draws for numpy's ``size`` (None, an int or a tuple of ints)."""
-    dims = () if size is None else size if isinstance(size, tuple) else (size,)
-    return math.prod(check_int(d, "size", minimum=0) for d in dims)
+    """Number of draws for numpy's ``size`` (None, an int or a tuple of ints), refused before allocating if huge."""
+    shape = check_size(size)
+    n = 1 if shape is None else math.prod(shape)
+    if n > _MAX_DRAWS:
+        raise ValueError(f"size must ask for at most 2**30 draws per call (8 GiB of int64 and more while they run), "
+                         f"got {size!r}")
+    return n
 
 
 def _shaped(draws, size):
@@ -62,14 +66,22 @@ def _shaped(draws, size):
     return int(draws[0]) if size is None else draws.reshape(size)
 
 
-def _check_counts(value):
-    """Return integer-valued input as an int64 array (counts), refusing fractions, NaN and inf."""
+def _check_integers(value, name="value"):
+    """Integer-valued input as a float or int array; a fraction is a wrong type (TypeError), NaN/inf ValueError."""
     arr = np.asarray(value)
-    if arr.dtype.kind in "iu":
-        return arr.astype(np.int64)
-    arr = check_finite_array(value, "value")
-    if not np.all(arr == np.round(arr)) or np.any(np.abs(arr) >= 2.0**62):
-        raise ValueError("value must contain integers (counts) of magnitude < 2**62")
+    if arr.dtype.kind not in "iu":
+        arr = check_finite_array(value, name)
+        if not np.all(arr == np.round(arr)):
+            raise TypeError(f"{name} must be an integer or an array of integers, got {value!r:.60}")
+    return arr
+
+
+def _check_counts(value):
+    """Integer counts as an int64 array; magnitudes from 2**62 on (uint64 2**63 would wrap) are refused."""
+    arr = _check_integers(value)
+    if arr.size and (np.max(arr) >= 2**62 or np.min(arr) <= -(2**62)):
+        raise ValueError("value must contain integers (counts) of magnitude < 2**62, so that the noisy answer "
+                         "stays an exact int64")
     return arr.astype(np.int64)
 
 
@@ -189,7 +201,8 @@ def _discrete_gaussian(sigma2: Fraction, n: int, rng, name: str = "sigma") -> np
     return out
 
 
-def sample_discrete_laplace(scale, size=None, *, rng):
+def sample_discrete_laplace(scale: int | float | Fraction, size: int | tuple[int, ...] | None = None, *,
+                            rng: np.random.Generator) -> int | np.ndarray:
     """Draw exact discrete Laplace noise: P(Z = z) = (1 - p)/(1 + p) p^|z|, p = exp(-1/scale), z in Z.
 
     Parameters
@@ -217,10 +230,11 @@ def sample_discrete_laplace(scale, size=None, *, rng):
     """
     t = _rational(scale, "scale")
     n = _count(size)
-    return _shaped(_discrete_laplace(t, max(n, 1 if size is None else 0), check_rng(rng)), size)
+    return _shaped(_discrete_laplace(t, n, check_rng(rng)), size)
 
 
-def sample_discrete_gaussian(sigma, size=None, *, rng):
+def sample_discrete_gaussian(sigma: int | float | Fraction, size: int | tuple[int, ...] | None = None, *,
+                             rng: np.random.Generator) -> int | np.ndarray:
     """Draw exact discrete Gaussian noise: P(Z = z) proportional to exp(-z^2 / (2 sigma^2)), z in Z.
 
     Parameters
@@ -247,11 +261,11 @@ def sample_discrete_gaussian(sigma, size=None, *, rng):
     """
     s = _rational(sigma, "sigma")
     n = _count(size)
-    return _shaped(_discrete_gaussian(s * s, max(n, 1 if size is None else 0), check_rng(rng), "sigma"), size)
+    return _shaped(_discrete_gaussian(s * s, n, check_rng(rng), "sigma"), size)
 
 
 @refuse_overflow("k", "scale")
-def discrete_laplace_pmf(k, scale):
+def discrete_laplace_pmf(k: int | np.ndarray, scale: float) -> float | np.ndarray:
     """P(Z = k) for the discrete Laplace law with the given scale: tanh(1/(2 scale)) exp(-|k|/scale).
 
     Parameters
@@ -272,7 +286,7 @@ def discrete_laplace_pmf(k, scale):
     >>> round(discrete_laplace_pmf(0, 1.0), 6)
     0.462117
     """
-    k = check_finite_array(k, "k")
+    k = _check_integers(k, "k").astype(float)
     t = check_positive(scale, "scale")
     pmf = math.tanh(0.5 / t) * np.exp(-np.abs(k) / t)
     return float(pmf) if pmf.ndim == 0 else pmf
@@ -287,7 +301,7 @@ def _gaussian_normaliser(sigma):
 
 
 @refuse_overflow("k", "sigma")
-def discrete_gaussian_pmf(k, sigma):
+def discrete_gaussian_pmf(k: int | np.ndarray, sigma: float) -> float | np.ndarray:
     """P(Z = k) for the discrete Gaussian N_Z(0, sigma^2): exp(-k^2/(2 sigma^2)) / sum_z exp(-z^2/(2 sigma^2)).
 
     Parameters
@@ -308,14 +322,14 @@ def discrete_gaussian_pmf(k, sigma):
     >>> round(discrete_gaussian_pmf(0, 1.0), 6)
     0.398942
     """
-    k = check_finite_array(k, "k")
+    k = _check_integers(k, "k").astype(float)
     s = check_positive(sigma, "sigma")
     pmf = np.exp(-k * k / (2 * s * s)) / _gaussian_normaliser(s)
     return float(pmf) if pmf.ndim == 0 else pmf
 
 
 @refuse_overflow("scale")
-def discrete_laplace_variance(scale):
+def discrete_laplace_variance(scale: float) -> float:
     """Variance of the discrete Laplace law: 2p/(1 - p)^2 with p = exp(-1/scale) (below 2 scale^2).
 
     Parameters
@@ -340,7 +354,7 @@ def discrete_laplace_variance(scale):
 
 
 @refuse_overflow("sigma")
-def discrete_gaussian_variance(sigma):
+def discrete_gaussian_variance(sigma: float) -> float:
     """Variance of N_Z(0, sigma^2): sum of z^2 P(z) (below sigma^2; equal to it up to 1e-300 for sigma >= 40).
 
     Parameters
@@ -367,7 +381,8 @@ def discrete_gaussian_variance(sigma):
     return float((z * z * discrete_gaussian_pmf(z, s)).sum())
 
 
-def discrete_laplace_mech(value, sensitivity, epsilon, *, rng):
+def discrete_laplace_mech(value: int | np.ndarray, sensitivity: int, epsilon: int | float | Fraction, *,
+                          rng: np.random.Generator) -> int | np.ndarray:
     """Release integer ``value`` + discrete Laplace noise of scale Δ/ε (the geometric mechanism).
 
     Parameters
@@ -400,7 +415,8 @@ def discrete_laplace_mech(value, sensitivity, epsilon, *, rng):
     return int(noisy_answer) if noisy_answer.ndim == 0 else noisy_answer
 
 
-def discrete_gaussian_mech(value, sensitivity, rho, *, rng):
+def discrete_gaussian_mech(value: int | np.ndarray, sensitivity: int, rho: int | float | Fraction, *,
+                           rng: np.random.Generator) -> int | np.ndarray:
     """Release integer ``value`` + discrete Gaussian noise with sigma^2 = Δ²/(2ρ).
 
     Parameters
@@ -431,73 +447,3 @@ def discrete_gaussian_mech(value, sensitivity, rho, *, rng):
     noise = _discrete_gaussian(sigma2, true_answer.size, check_rng(rng), "sensitivity / rho")
     noisy_answer = true_answer + noise.reshape(true_answer.shape)
     return int(noisy_answer) if noisy_answer.ndim == 0 else noisy_answer
-
-
-def _uniform_all_doubles(n, rng):
-    """n draws of U*: every double in (0, 1) with probability equal to the width it rounds from.
-
-    Exponent: geometric with parameter 1/2 from the leading zeros of 32-bit words; significand:
-    52 uniform bits (Mironov 2012, section 5.2; diffprivlib's ``Snapping._uniform_sampler``).
-    """
-    significand = rng.integers(0, 2**52, size=n, dtype=np.int64) | (1 << 52)
-    exponent = np.full(n, -53)
-    idx = np.arange(n)
-    while idx.size:
-        word = rng.integers(0, 2**32, size=idx.size, dtype=np.int64)
-        exponent[idx] += np.frexp(word.astype(float))[1] - 32  # bit length - 32, exact below 2**53
-        idx = idx[word == 0]
-    return np.ldexp(significand.astype(float), exponent)
-
-
-def snapping_mech(value, sensitivity, epsilon, bound, *, rng):
-    """Mironov's snapping mechanism for real-valued queries: clamp, add Laplace, snap to a grid, clamp.
-
-    In units of the sensitivity (x = value/Δ, B = bound/Δ):
-    clamp(x, ±B) + S·λ·ln(U*), rounded to the nearest multiple of Λ (the smallest power of 2 ≥ λ),
-    clamped again to ±B. S is a random sign and U* is uniform over *all* doubles in (0, 1).
-    λ = (1 + 2⁻⁴⁹B)/ε, so that Mironov's bound (1/λ + 2⁻⁴⁹B/λ) equals the requested ε.
-
-    Parameters
-    ----------
-    value : float or array, the true answer.
-    sensitivity : float > 0, Δ: neighbouring values differ by at most Δ.
-    epsilon : float > 0.
-    bound : float, B·Δ; outputs lie in [-bound, bound]. Mironov's theorem needs λ < B < 2⁴⁶λ.
-    rng : numpy.random.Generator (keyword-only, required; not a CSPRNG, see the module docstring).
-
-    Returns
-    -------
-    float for a scalar ``value``, otherwise an array of the same shape.
-
-    Privacy: ε-DP for neighbours whose values differ by at most ``sensitivity`` (Mironov 2012,
-    §5.2), assuming ln is correctly rounded and the scaled values x = value/Δ of neighbours
-    differ by at most 1. Neither is proven here: numpy's log is accurate to about 1 ulp but not
-    proven correctly rounded (diffprivlib uses crlibm when installed), and the float division
-    value/Δ can stretch the scaled sensitivity by about B·2⁻⁵³. diffprivlib's ``Snapping``
-    charges ε differently, λ = (1 + 12Bη)/(ε − 2η) with η = 2⁻⁵³.
-
-    Defined in: chapters/09_exact_noise.ipynb
-
-    Examples
-    --------
-    >>> from dp_lib import make_rng
-    >>> y = snapping_mech(3.3, sensitivity=1.0, epsilon=1.0, bound=100.0, rng=make_rng(1))
-    >>> y == round(y)  # lambda = 1 + tiny, so Lambda = 2: outputs are even numbers
-    True
-    """
-    x = check_finite_array(value, "value")
-    d = check_positive(sensitivity, "sensitivity")
-    e = check_epsilon(epsilon)
-    b = check_positive(bound, "bound") / d
-    lam = (1 + 2.0**-49 * b) / e
-    if not lam < b < 2.0**46 * lam:
-        raise ValueError(f"bound must lie in (λΔ, 2**46 λΔ) = ({lam * d:.6g}, {2.0**46 * lam * d:.6g}) "
-                         f"for Mironov's theorem, got {bound!r}")
-    mant, exp2 = math.frexp(lam)
-    grid = lam if mant == 0.5 else math.ldexp(1.0, exp2)  # Λ: the smallest power of 2 >= λ
-    rng = check_rng(rng)
-    u = _uniform_all_doubles(x.size, rng).reshape(x.shape)
-    sign = 1 - 2 * rng.integers(0, 2, size=x.shape)
-    y = np.clip(x / d, -b, b) + sign * lam * np.log(u)
-    y = np.clip(np.round(y / grid) * grid, -b, b) * d
-    return float(y) if y.ndim == 0 else y

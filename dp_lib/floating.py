@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from .noise import laplace_inverse_cdf
+from .noise import check_noise_range, laplace_inverse_cdf
 from .validation import check_choice, check_finite_array, check_positive
 
 __all__ = ["laplace_output_at", "laplace_reachable", "distinguishing_share"]
@@ -92,6 +92,9 @@ def laplace_output_at(k, true_answer, scale, sampler="dp_lib"):
     k = _check_index(k, low, high)
     loc = float(check_finite_array(true_answer, "true_answer", ndim=0))
     b = check_positive(scale, "scale")
+    check_noise_range(b, loc)  # |loc| + 36.04 b finite; numpy's grid reaches 36.74 b, checked below
+    if sampler == "numpy" and not math.isfinite(abs(loc) + 37 * b):
+        raise ValueError(f"scale {b:g} is large enough for Lap({b:g}) outputs around {loc:g} to overflow float64")
     if sampler == "dp_lib":
         return loc + laplace_inverse_cdf((k + 0.5) * 2.0**-52, 0.0, b)
     u = k * 2.0**-53  # k >= 1: both logarithms' arguments lie in (0, 2)

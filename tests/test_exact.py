@@ -120,17 +120,18 @@ def test_exact_parameters_and_shapes(rng):
 
 @pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), "2", Fraction(-1, 2)])
 def test_samplers_refuse_bad_parameters(bad, rng):
-    with pytest.raises(ValueError, match="scale"):
+    error = TypeError if isinstance(bad, str) else ValueError
+    with pytest.raises(error, match="scale"):
         sample_discrete_laplace(bad, size=3, rng=rng)
-    with pytest.raises(ValueError, match="sigma"):
+    with pytest.raises(error, match="sigma"):
         sample_discrete_gaussian(bad, size=3, rng=rng)
 
 
 def test_samplers_refuse_bad_rng():
     for bad in (None, 3):
-        with pytest.raises(ValueError, match="rng"):
+        with pytest.raises(TypeError, match="rng"):
             sample_discrete_laplace(1, rng=bad)
-        with pytest.raises(ValueError, match="rng"):
+        with pytest.raises(TypeError, match="rng"):
             discrete_gaussian_mech(1, 1, 0.5, rng=bad)
 
 
@@ -152,13 +153,13 @@ def test_discrete_gaussian_mech(rng):
 
 @pytest.mark.parametrize("mech", [discrete_laplace_mech, discrete_gaussian_mech])
 def test_mechanisms_validate(mech, rng):
-    with pytest.raises(ValueError, match="value"):
+    with pytest.raises(TypeError, match="value"):
         mech(1.5, 1, 1.0, rng=rng)
     with pytest.raises(ValueError, match="value"):
         mech([1, float("nan")], 1, 1.0, rng=rng)
     with pytest.raises(ValueError, match="sensitivity"):
         mech(1, 0, 1.0, rng=rng)
-    with pytest.raises(ValueError, match="sensitivity"):
+    with pytest.raises(TypeError, match="sensitivity"):
         mech(1, 1.5, 1.0, rng=rng)
     with pytest.raises(ValueError, match="epsilon|rho"):
         mech(1, 1, 0.0, rng=rng)
@@ -283,3 +284,49 @@ def test_snapping_extra_error_depends_on_where_the_value_sits_on_the_grid():
     half_way = snapping_mech(np.ones(400_000), 1.0, 1.0, bound=1e4, rng=rng) - 1.0
     assert np.mean(on_grid**2) / 2 - 1 == pytest.approx(0.117, abs=0.015)
     assert np.mean(half_way**2) / 2 - 1 == pytest.approx(0.224, abs=0.015)
+
+
+# --- edge cases (issue 30, item 7) -----------------------------------------------------------
+
+@pytest.mark.parametrize("mech", [discrete_laplace_mech, discrete_gaussian_mech])
+@pytest.mark.parametrize("value", [2**63, -(2**63), 2**62, np.array([1, 2**63], dtype=np.uint64), 2**70])
+def test_edge_huge_counts_never_wrap(mech, value, rng):
+    """uint64 2**63 used to become int64 -2**63: refused, naming the parameter."""
+    with pytest.raises(ValueError, match="value"):
+        mech(value, 1, 0.5, rng=rng)
+    out = mech(2**62 - 2**40, 1, 0.5, rng=rng)
+    assert type(out) is int and out > 0
+
+
+@pytest.mark.parametrize("size", [2**31, (2**16, 2**16), 2**45, (2**40, 2**40)])
+def test_edge_discrete_samplers_refuse_huge_sizes_before_allocating(size, rng):
+    with pytest.raises(ValueError, match="size"):
+        sample_discrete_laplace(1, size=size, rng=rng)
+    with pytest.raises(ValueError, match="size"):
+        sample_discrete_gaussian(1, size=size, rng=rng)
+
+
+@pytest.mark.parametrize("pmf", [discrete_laplace_pmf, discrete_gaussian_pmf])
+def test_edge_pmf_k_must_be_an_integer(pmf):
+    for bad in (0.5, [1, 0.5], np.array([2.25])):
+        with pytest.raises(TypeError, match="k must be an integer"):
+            pmf(bad, 1.0)
+    assert pmf(2.0, 1.0) == pmf(2, 1.0)  # an integral float is an integer
+    with pytest.raises(ValueError, match="k"):
+        pmf(float("nan"), 1.0)
+
+
+def test_edge_laplace_output_at_huge_scale_is_refused():
+    for sampler in ("dp_lib", "numpy"):
+        with pytest.raises(ValueError, match="scale"):
+            laplace_output_at(5, 0.0, 1e308, sampler=sampler)
+    assert np.isfinite(laplace_output_at(np.array([1, 2**52 - 2]), 0.0, 1e306)).all()
+    assert np.isfinite(laplace_output_at(np.array([1, 2**53 - 1]), 0.0, 1e306, sampler="numpy")).all()
+
+
+def test_edge_snapping_lives_beside_the_float_attack():
+    import dp_lib
+    import dp_lib.exact
+    import dp_lib.snapping
+
+    assert dp_lib.snapping_mech is dp_lib.snapping.snapping_mech and not hasattr(dp_lib.exact, "snapping_mech")
