@@ -38,6 +38,8 @@ def hash_chunks(keys, k):
     [2410, 2561, 2456, 2573]
     """
     k = check_int(k, "k", minimum=1)
+    if isinstance(keys, (str, bytes, dict, set)) or not hasattr(keys, "__len__"):
+        raise TypeError(f"keys must be a 1-dimensional array of identifiers, got {type(keys).__name__}")
     keys = np.asarray(keys)
     if keys.ndim != 1:
         raise ValueError(f"keys must be a 1-dimensional array, got shape {keys.shape}")

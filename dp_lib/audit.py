@@ -70,7 +70,9 @@ def clopper_pearson(count, trials, alpha):
     n = check_int(trials, "trials", minimum=1)
     a = check_probability(alpha, "alpha", low_open=True, high_open=True)
     k = check_finite_array(count, "count")
-    if np.any((k < 0) | (k > n) | (k != np.round(k))):
+    if np.any(k != np.round(k)):
+        raise TypeError(f"count must contain integers (numbers of successes), got {count!r:.40}")
+    if np.any((k < 0) | (k > n)):
         raise ValueError(f"count must contain integers in [0, trials] = [0, {n}]")
     from scipy.special import betaincinv  # imported here: `import dp_lib` stays free of scipy
 

@@ -69,6 +69,8 @@ def simulate_visits(user_ids, *, rng):
     (['user', 'category', 'spend'], True)
     """
     rng = check_rng(rng)
+    if isinstance(user_ids, (str, bytes, dict, set)) or not hasattr(user_ids, "__len__"):
+        raise TypeError(f"user_ids must be a non-empty 1-d array of distinct identifiers, got {type(user_ids).__name__}")
     users = np.asarray(user_ids)
     if users.ndim != 1 or users.size == 0 or pd.Index(users).has_duplicates:
         raise ValueError("user_ids must be a non-empty 1-d array of distinct identifiers")
@@ -347,7 +349,7 @@ def user_level_sum(df, user, partition, value, *, partitions, max_partitions, ma
     ...                min_value=0.0, max_value=10.0, epsilon=1.0, rng=make_rng(0)).shape
     (2,)
     """
-    low, high = check_finite_array([min_value, max_value], "min_value and max_value")
+    low, high = check_real(min_value, "min_value"), check_real(max_value, "max_value")
     if not low <= high or max(abs(low), abs(high)) == 0:
         raise ValueError(f"need min_value <= max_value, not both 0; got {min_value!r}, {max_value!r}")
     sens = contribution_sensitivity(max_partitions, max_per_partition, max(abs(low), abs(high)))["L1"]

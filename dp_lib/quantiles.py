@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .random import check_rng
-from .validation import check_epsilon, check_finite_array, check_probability
+from .validation import check_epsilon, check_finite_array, check_probability, check_real
 
 __all__ = ["quantile_intervals", "private_quantile"]
 
@@ -107,7 +107,7 @@ def private_quantile(values, quantile, epsilon, lower, upper, *, rng):
 
 
 def _check_range(lower, upper):
-    low, high = (float(v) for v in check_finite_array([lower, upper], "lower/upper"))
+    low, high = check_real(lower, "lower"), check_real(upper, "upper")
     if not (low < high and np.isfinite(high - low)):
         raise ValueError(f"lower and upper must satisfy lower < upper with a finite width, got {lower!r}, {upper!r}")
     return low, high

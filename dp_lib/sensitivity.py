@@ -195,7 +195,7 @@ def ptr_bottom_probability(distance, epsilon, delta, *, threshold=None):
     t = ptr_threshold(eps, delta) if threshold is None else check_positive(threshold, "threshold")
     d = np.asarray(distance)
     if d.dtype.kind not in "iuf":
-        raise ValueError("distance must contain numbers >= 0 (inf allowed)")
+        raise TypeError(f"distance must contain numbers >= 0 (inf allowed), got dtype {d.dtype}")
     d = d.astype(float)
     if np.any(np.isnan(d) | (d < 0)):
         raise ValueError("distance must contain numbers >= 0 (inf allowed)")
@@ -343,7 +343,9 @@ def log_smooth_sensitivity_terms(n, upper, beta, k):
     u = check_positive(upper, "upper")
     b = check_positive(beta, "beta")
     k = np.asarray(k)
-    if not np.issubdtype(k.dtype, np.integer) or np.any(k < 0):
+    if not np.issubdtype(k.dtype, np.integer):
+        raise TypeError(f"k must contain integers >= 0, got dtype {k.dtype}")
+    if np.any(k < 0):
         raise ValueError("k must contain integers >= 0")
     k = k.astype(float)  # as floats: n - k on unsigned integers would wrap around
     terms = -b * k + math.log(u) - np.log(np.maximum(float(n) - k, 1.0))

@@ -81,6 +81,7 @@ def test_wheel_holds_the_package_its_data_and_licences_only(installed):
     assert {n.removeprefix("dp_lib/datasets/") for n in names if n.startswith("dp_lib/datasets/")} == DATASETS
     modules = {p.relative_to(ROOT).as_posix() for p in (ROOT / "dp_lib").rglob("*.py") if "__pycache__" not in p.parts}
     assert modules <= set(names), modules - set(names)
+    assert "dp_lib/py.typed" in names, "the PEP 561 marker must ship in the wheel"
     assert {info + "licenses/LICENSE", info + "licenses/LICENSE-CONTENT.md"} <= set(names)
     with zipfile.ZipFile(wheel) as z:
         metadata = z.read(info + "METADATA").decode()
