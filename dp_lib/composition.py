@@ -1,55 +1,39 @@
-"""Composition rules and a privacy-budget accountant.
+"""The privacy-budget accountant, and the parallel histogram.
 
-Sequential composition adds the ε (and δ) of mechanisms run on the same
-data; parallel composition over a partition of the rows costs only the
-largest ε; advanced composition (Dwork, Rothblum & Vadhan 2010) trades a
-small extra δ' for a total ε that grows like √k instead of k when the
-per-query ε is small; optimal composition (Kairouz, Oh & Viswanath 2015)
-gives the exact (ε', δ') trade-off of k pure ε-DP mechanisms, the best any
-theorem can state. ``PrivacyAccountant`` enforces a budget by refusing
-a charge *before* recording it.
+``PrivacyAccountant`` composes events of ``dp_lib.events`` by sequential
+composition (the ε and δ of steps run on the same data add up) and enforces
+a budget by refusing a charge *before* recording it. ``parallel_histogram``
+releases a whole histogram at one ε by parallel composition. The rules
+themselves (sequential, parallel, advanced, optimal) are in
+``dp_lib.composition_rules``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
+from .composition_rules import advanced_epsilon  # noqa: F401  (kept importable: tests/test_learning.py)
+from .events import (Composed, DpEvent, EpsilonDeltaEvent, LaplaceEvent, RandomizedResponseEvent, Repeated,
+                     check_event, check_label)
 from .mechanisms import laplace_mech, laplace_scale
 from .noise import check_noise_range, sample_laplace
 from .random import check_rng
-from .validation import (check_delta, check_domain, check_epsilon, check_finite_array, check_int, check_nonnegative,
-                         check_positive, check_size, refuse_overflow, scalar_or_array)
+from .validation import (check_dataframe, check_delta, check_domain, check_epsilon, check_finite_array, check_positive,
+                         check_size)
 
 __all__ = [
-    "sequential_epsilon",
-    "sequential_delta",
-    "parallel_epsilon",
-    "advanced_composition",
-    "advanced_epsilon",
-    "optimal_composition_delta",
-    "optimal_composition_epsilon",
     "BudgetExceededError",
     "PrivacyAccountant",
     "parallel_histogram",
 ]
 
-_MAX_ADVANCED_EPSILON = 700.0  # e^ε overflows float64 past ≈ 709.8
 
-
-def _check_values(values, name: str, *, upper_open: float | None = None) -> np.ndarray:
-    """A 1-d array of finite numbers >= 0 (and < ``upper_open`` if given); may be empty."""
-    arr = check_finite_array(values, name, ndim=1)
-    if np.any(arr < 0) or (upper_open is not None and np.any(arr >= upper_open)):
-        interval = "[0, inf)" if upper_open is None else f"[0, {upper_open:g})"
-        raise ValueError(f"{name} must contain only finite numbers in {interval}")
-    return arr
-
-
-def _total(values, name: str) -> float:
+def _total(values: ArrayLike, name: str) -> float:
     """math.fsum, refusing a sum beyond float64 with a ValueError naming ``name``."""
     try:
         total = math.fsum(values)
@@ -60,306 +44,18 @@ def _total(values, name: str) -> float:
     return total
 
 
-def sequential_epsilon(epsilons):
-    """Total ε of mechanisms run one after another on the same data: Σ ε_i.
-
-    Parameters
-    ----------
-    epsilons : sequence of finite floats >= 0 (an empty sequence costs 0).
-
-    Returns
-    -------
-    float, the exact-as-possible sum (``math.fsum``).
-
-    Privacy: if mechanism i is ε_i-DP (any neighbouring relation), running all
-    of them, even adaptively, is (Σ ε_i)-DP (Dwork & Roth 2014, Thm 3.16).
-
-    Defined in: chapters/03_composition.ipynb
-
-    Examples
-    --------
-    >>> sequential_epsilon([0.5, 0.25, 0.25])
-    1.0
-    """
-    return _total(_check_values(epsilons, "epsilons"), "epsilons")
-
-
-def sequential_delta(deltas):
-    """Total δ of (ε_i, δ_i)-DP mechanisms run on the same data: Σ δ_i.
-
-    Parameters
-    ----------
-    deltas : sequence of floats in [0, 1).
-
-    Returns
-    -------
-    float; a total >= 1 is a vacuous guarantee.
-
-    Privacy: the δ part of basic composition, (Σ ε_i, Σ δ_i)-DP (Dwork & Roth 2014, Thm 3.16).
-
-    Defined in: chapters/03_composition.ipynb
-
-    Examples
-    --------
-    >>> sequential_delta([1e-6, 2e-6])
-    3e-06
-    """
-    return _total(_check_values(deltas, "deltas", upper_open=1.0), "deltas")
-
-
-def parallel_epsilon(epsilons):
-    """Total ε of mechanisms each run on its own part of a partition: max ε_i.
-
-    The parts must partition the data domain: their union is the whole domain
-    and they are pairwise disjoint, with the partition fixed independently of
-    the data (e.g. by the value of a column).
-
-    Parameters
-    ----------
-    epsilons : sequence of finite floats >= 0 (an empty sequence costs 0).
-
-    Returns
-    -------
-    float, max ε_i.
-
-    Privacy: under add/remove-one neighbours a record lands in exactly one
-    part, so only one mechanism sees a change: (max ε_i)-DP (McSherry 2009).
-
-    Defined in: chapters/03_composition.ipynb
-
-    Examples
-    --------
-    >>> parallel_epsilon([0.5, 1.0, 0.25])
-    1.0
-    """
-    arr = _check_values(epsilons, "epsilons")
-    return float(arr.max()) if arr.size else 0.0
-
-
-def _advanced_epsilon(epsilon, k, delta_prime):
-    """Thm 3.20 total ε, vectorised over ``k`` and ``epsilon`` (no validation; inf where it overflows)."""
-    k = np.asarray(k, dtype=float)
-    with np.errstate(over="ignore", invalid="ignore"):
-        return np.sqrt(2 * k * -math.log(delta_prime)) * epsilon + k * epsilon * np.expm1(epsilon)
-
-
-def advanced_epsilon(epsilon, k, delta_prime):
-    """Total ε' = sqrt(2 k ln(1/δ')) ε + k ε (e^ε - 1) of k ε-DP mechanisms, for one k or an array of k.
-
-    The ε part of ``advanced_composition`` (Dwork & Roth 2014, Thm 3.20),
-    vectorised over ``k`` for curves against the number of mechanisms.
-
-    Parameters
-    ----------
-    epsilon : float > 0, the ε of each mechanism.
-    k : int >= 1 or array of them.
-    delta_prime : float in (0, 1).
-
-    Returns
-    -------
-    float, or an array shaped like ``k``.
-
-    Privacy: the k-fold adaptive composition of ε-DP mechanisms is (ε', kδ + δ')-DP.
-
-    Used in: chapters/03_composition.ipynb, through ``plot_advanced_composition``
-
-    Examples
-    --------
-    >>> advanced_epsilon(0.1, [1, 100], 1e-5).round(4).tolist()
-    [0.4904, 5.8502]
-    """
-    eps = check_epsilon(epsilon)
-    ks = check_finite_array(k, "k")
-    if np.any(ks < 1) or np.any(ks != np.round(ks)):
-        raise ValueError("k must contain integers >= 1")
-    total = _advanced_epsilon(eps, ks, check_delta(delta_prime, "delta_prime"))
-    if not np.all(np.isfinite(total)):
-        raise ValueError(f"epsilon and k give a total epsilon beyond float64 (epsilon={epsilon!r}); use smaller values")
-    return scalar_or_array(total)
-
-
-@refuse_overflow("epsilon", "k", "delta_prime")
-def advanced_composition(epsilon, delta, k, delta_prime):
-    """Total (ε', δ') of k adaptive (ε, δ)-DP mechanisms by advanced composition.
-
-    ε' = sqrt(2 k ln(1/δ')) ε + k ε (e^ε - 1) and δ_total = k δ + δ'
-    (Dwork, Rothblum & Vadhan 2010; Dwork & Roth 2014, Thm 3.20). This is
-    the theorem itself, not the simplified Corollary 3.21. The bound beats
-    plain composition (k ε) only when ε < ln 2 and k is large enough; report
-    min(k ε, ε') with the matching δ.
-
-    Parameters
-    ----------
-    epsilon : float in (0, 700], the ε of each mechanism.
-    delta : float in [0, 1), the δ of each mechanism (0 for pure ε-DP ones).
-    k : int >= 1, the number of mechanisms.
-    delta_prime : float in (0, 1), the extra failure probability.
-
-    Returns
-    -------
-    (epsilon_total, delta_total) : tuple of floats.
-
-    Privacy: the k-fold adaptive composition is (epsilon_total, delta_total)-DP,
-    for whatever neighbouring relation each mechanism was private under.
-
-    Defined in: chapters/03_composition.ipynb
-
-    Examples
-    --------
-    >>> eps_total, delta_total = advanced_composition(0.1, 0.0, 100, 1e-5)
-    >>> round(eps_total, 4), delta_total
-    (5.8502, 1e-05)
-    """
-    eps = check_epsilon(epsilon)
-    if eps > _MAX_ADVANCED_EPSILON:
-        raise ValueError(f"epsilon must be in (0, {_MAX_ADVANCED_EPSILON:g}] for advanced composition, got {epsilon!r}")
-    dlt = check_delta(delta, allow_zero=True)
-    k = check_int(k, "k", minimum=1)
-    dp = check_delta(delta_prime, "delta_prime")
-    total = float(_advanced_epsilon(eps, k, dp))
-    if not math.isfinite(total):
-        raise ValueError(f"k must be small enough for a finite total epsilon, got k={k!r} at epsilon={epsilon!r}")
-    return total, k * dlt + dp
-
-
-_MAX_OPTIMAL_K = 10**6  # the exact sum has k + 1 terms; beyond this, use a PLD or RDP accountant
-
-
-def _check_optimal_args(epsilon, k):
-    eps = check_epsilon(epsilon)
-    k = check_int(k, "k", minimum=1, maximum=_MAX_OPTIMAL_K)
-    if not math.isfinite(k * eps):
-        raise ValueError(f"epsilon * k must be finite, got epsilon={epsilon!r}, k={k!r}")
-    return eps, k
-
-
-def _optimal_log_delta(eps, k, epsilon_prime, log_binom):
-    """ln δ(ε') of the k-fold ε-DP randomized response (no validation); -inf when δ(ε') = 0.
-
-    Term j (j of the k answers go the "wrong" way) is
-    C(k, j) (e^{(k-j)ε} - e^{ε' + jε}) / (1 + e^ε)^k when its loss (k - 2j)ε exceeds ε', else 0.
-    In logs: ln C(k, j) - jε - k ln(1 + e^{-ε}) + ln(1 - e^{ε' - (k - 2j)ε}).
-    """
-    from scipy.special import logsumexp  # imported here: `import dp_lib` stays free of scipy
-
-    j = np.arange(k + 1, dtype=float)
-    gap = epsilon_prime - (k - 2 * j) * eps  # ε' minus the privacy loss of term j
-    keep = gap < 0
-    if not keep.any():
-        return -math.inf
-    j, gap = j[keep], gap[keep]
-    near = gap > -math.log(2)  # ln(1 - e^gap): expm1 near 0, log1p further out (each accurate on its side)
-    log1mexp = np.empty_like(gap)
-    log1mexp[near] = np.log(-np.expm1(gap[near]))
-    log1mexp[~near] = np.log1p(-np.exp(gap[~near]))
-    log_terms = log_binom[keep] - j * eps - k * math.log1p(math.exp(-eps)) + log1mexp
-    return float(min(logsumexp(log_terms), 0.0))
-
-
-def _log_binomials(k):
-    """ln C(k, j) for j = 0..k."""
-    from scipy.special import gammaln  # imported here: `import dp_lib` stays free of scipy
-
-    j = np.arange(k + 1, dtype=float)
-    return gammaln(k + 1.0) - gammaln(j + 1) - gammaln(k - j + 1)
-
-
-def optimal_composition_delta(epsilon, k, epsilon_prime):
-    """The smallest δ for which k adaptive ε-DP mechanisms are (ε', δ)-DP: the exact trade-off.
-
-    Kairouz, Oh & Viswanath (2015) show that k-fold randomized response is the
-    worst case among ε-DP mechanisms: its privacy loss is (k - 2j)ε with
-    probability C(k, j) e^{(k-j)ε} / (1 + e^ε)^k, and
-
-    δ(ε') = Σ_j C(k, j) / (1 + e^ε)^k · max(0, e^{(k-j)ε} - e^{ε' + jε}).
-
-    The sum is taken in log space, so it neither overflows nor returns NaN
-    (k up to 10**6).
-
-    Parameters
-    ----------
-    epsilon : float > 0, the ε of each mechanism.
-    k : int in [1, 10**6], the number of mechanisms.
-    epsilon_prime : float >= 0, the total ε' asked about.
-
-    Returns
-    -------
-    float in [0, 1]; 0 for ε' >= kε.
-
-    Privacy: the k-fold adaptive composition of ε-DP mechanisms (any
-    neighbouring relation, the same for all of them) is (ε', δ(ε'))-DP, and no
-    smaller δ holds for every such composition (Kairouz, Oh & Viswanath 2015,
-    Thm 3.3).
-
-    Defined in: chapters/03_composition.ipynb
-
-    Examples
-    --------
-    >>> optimal_composition_delta(1.0, 1, 1.0)
-    0.0
-    >>> f"{optimal_composition_delta(1.0, 1000, 577.83):.2e}"
-    '1.00e-05'
-    """
-    eps, k = _check_optimal_args(epsilon, k)
-    eps_prime = check_nonnegative(epsilon_prime, "epsilon_prime")
-    return math.exp(_optimal_log_delta(eps, k, eps_prime, _log_binomials(k)))
-
-
-def optimal_composition_epsilon(epsilon, k, delta):
-    """The smallest total ε' >= 0 with k adaptive ε-DP mechanisms (ε', δ)-DP: optimal composition.
-
-    Solves ``optimal_composition_delta(epsilon, k, ε') <= delta`` for the
-    smallest ε' by bisection on [0, kε] to a relative precision of 1e-9,
-    returning the upper end of the final bracket (so the answer is never below
-    the exact one by more than that, and the δ it names really holds). The
-    answer is never above kε (basic composition) nor above the bound of
-    Dwork & Roth's Thm 3.20 (``advanced_epsilon``).
-
-    Parameters
-    ----------
-    epsilon : float > 0, the ε of each mechanism.
-    k : int in [1, 10**6], the number of mechanisms.
-    delta : float in [0, 1), the total δ accepted (0 gives kε).
-
-    Returns
-    -------
-    float in [0, kε].
-
-    Privacy: the k-fold adaptive composition of ε-DP mechanisms (any
-    neighbouring relation, the same for all of them) is (ε', δ)-DP, and this
-    ε' is the smallest for which that holds for every such composition
-    (Kairouz, Oh & Viswanath 2015, Thm 3.3).
-
-    Defined in: chapters/03_composition.ipynb
-
-    Examples
-    --------
-    >>> round(optimal_composition_epsilon(1.0, 1000, 1e-5), 2)
-    577.83
-    >>> round(optimal_composition_epsilon(0.1, 100, 1e-5), 2)
-    4.31
-    """
-    eps, k = _check_optimal_args(epsilon, k)
-    dlt = check_delta(delta, allow_zero=True)
-    if dlt == 0.0:
-        return k * eps
-    log_binom, log_target = _log_binomials(k), math.log(dlt)
-    lo, hi = 0.0, k * eps
-    if _optimal_log_delta(eps, k, lo, log_binom) <= log_target:
-        return 0.0
-    while hi - lo > 1e-9 * hi:
-        mid = 0.5 * (lo + hi)
-        if _optimal_log_delta(eps, k, mid, log_binom) <= log_target:
-            hi = mid
-        else:
-            lo = mid
-    return hi
-
-
 class BudgetExceededError(ValueError):
-    """Raised by ``PrivacyAccountant.spend`` when a charge would exceed the budget.
+    """Raised by ``PrivacyAccountant.compose`` (and ``spend``) when a charge would exceed the budget.
 
     Nothing is recorded for the refused charge.
+
+    Parameters
+    ----------
+    message : str, what was refused and how much is left.
+
+    Returns
+    -------
+    The exception (a ``ValueError``).
 
     Privacy: a refusal; raising it spends nothing.
 
@@ -372,129 +68,136 @@ class BudgetExceededError(ValueError):
     """
 
 
-class PrivacyAccountant:
-    """Track (ε, δ) spent on one data set under basic sequential composition.
+def _pure(event: DpEvent) -> tuple[float, float]:
+    """(ε, δ) of a checked event by basic composition; ValueError for an event without a pure (ε, δ) form."""
+    if isinstance(event, EpsilonDeltaEvent):
+        return event.epsilon, event.delta
+    if isinstance(event, (LaplaceEvent, RandomizedResponseEvent)):
+        return event.epsilon, 0.0
+    if isinstance(event, (Composed, Repeated)):
+        parts = [_pure(e) for e in event.events] if isinstance(event, Composed) else [_pure(event.event)]
+        count = event.count if isinstance(event, Repeated) else 1
+        eps, dlt = _total([p[0] for p in parts], "epsilon"), _total([p[1] for p in parts], "delta")
+        if not math.isfinite(count * eps):
+            raise ValueError(f"Repeated.count: {count} copies of epsilon={eps:g} sum beyond float64")
+        return count * eps, min(1.0, count * dlt)
+    raise ValueError(f"PrivacyAccountant adds pure (epsilon, delta) guarantees; a {type(event).__name__} has none "
+                     "of its own: compose it with RdpAccountant (dp_lib.accounting) or the PLD accountant")
 
-    A charge is accepted when the new totals, summed exactly with
-    ``math.fsum``, stay within the budgets up to a relative tolerance of
-    ``REL_TOL = 1e-9``: ``spent + charge <= budget * (1 + 1e-9)``. The
-    tolerance keeps float round-off from refusing, say, ten charges of 0.1
-    against a budget of 1.0 or three of 0.1 against 0.3; the most it can let
-    through is a billionth of the budget. A refused charge raises
-    ``BudgetExceededError`` before anything is recorded.
+
+class PrivacyAccountant:
+    """Track (ε, δ) spent on one data set by basic sequential composition, within a budget.
+
+    ``compose(event, label=None)`` charges an event of ``dp_lib.events`` at its (ε, δ):
+    ``EpsilonDeltaEvent``, ``LaplaceEvent`` (Δ/b), ``RandomizedResponseEvent``, and
+    ``Composed``/``Repeated`` of those (the sum). Events without a pure (ε, δ) form
+    (``GaussianEvent``, ``ZcdpEvent``, ``PoissonSampled``) are refused with a ValueError
+    naming ``RdpAccountant``. A charge is accepted when the new totals, summed exactly with
+    ``math.fsum``, stay within the budgets up to a relative tolerance of ``REL_TOL = 1e-9``
+    (so ten charges of 0.1 fit a budget of 1.0); otherwise ``BudgetExceededError`` is raised
+    before anything is recorded. ``spend(epsilon, delta, label)`` is short for
+    ``compose(EpsilonDeltaEvent(epsilon, delta), label=label)``; ``epsilon(delta)`` is the
+    ε spent, for any ``delta`` at least the δ spent.
 
     Parameters
     ----------
     epsilon_budget : float > 0.
     delta_budget : float in [0, 1); with 0, any charge with δ > 0 is refused.
 
-    Privacy: the accountant itself releases nothing; if every release it
-    charges is (ε_i, δ_i)-DP on the same data (any neighbouring relation),
-    the accepted charges together are (Σ ε_i, Σ δ_i)-DP with Σ within budget.
+    Returns
+    -------
+    An accountant with ``spent``, ``remaining``, ``neighbours`` (the relation of its events,
+    None before the first) and ``history`` (a DataFrame, one row per charge).
+
+    Privacy: the accountant itself releases nothing; if every release it charges is
+    (ε_i, δ_i)-DP on the same data for the same neighbouring relation, the accepted
+    charges together are (Σ ε_i, Σ δ_i)-DP with Σ within budget.
 
     Defined in: chapters/03_composition.ipynb
 
     Examples
     --------
-    >>> acct = PrivacyAccountant(1.0)
-    >>> for _ in range(10):
-    ...     acct.spend(0.1, label="count")
-    >>> acct.spent
-    (1.0, 0.0)
+    >>> from dp_lib.events import LaplaceEvent
+    >>> acct = PrivacyAccountant(1.0).compose(LaplaceEvent(scale=2.0), label="count")
+    >>> for _ in range(5):
+    ...     acct.spend(0.1)
+    >>> acct.epsilon(0.0), len(acct.history)
+    (1.0, 6)
     >>> try:
-    ...     acct.spend(0.01)
+    ...     acct.compose(LaplaceEvent(scale=100.0))
     ... except BudgetExceededError:
     ...     print("refused")
     refused
-    >>> len(acct.history)
-    10
     """
 
     REL_TOL = 1e-9
-    _COLUMNS = ["label", "epsilon", "delta", "epsilon_spent", "delta_spent"]
+    _COLUMNS = ["label", "epsilon", "delta", "epsilon_spent", "delta_spent", "event"]
 
-    def __init__(self, epsilon_budget, delta_budget=0.0):
+    def __init__(self, epsilon_budget: float, delta_budget: float = 0.0) -> None:
         self.epsilon_budget = check_positive(epsilon_budget, "epsilon_budget")
         self.delta_budget = check_delta(delta_budget, "delta_budget", allow_zero=True)
+        self.neighbours: str | None = None
         self._rows: list[tuple] = []
 
-    def _totals(self, epsilons=(), deltas=()):
+    def _totals(self, epsilons: list[float] = (), deltas: list[float] = ()) -> tuple[float, float]:
         eps = _total([row[1] for row in self._rows] + list(epsilons), "epsilon")
         dlt = _total([row[2] for row in self._rows] + list(deltas), "delta")
         return eps, dlt
 
     @property
-    def spent(self):
+    def spent(self) -> tuple[float, float]:
         """(ε, δ) spent so far (exact sums)."""
         return self._totals()
 
     @property
-    def remaining(self):
+    def remaining(self) -> tuple[float, float]:
         """(ε, δ) still available, never below 0."""
         eps, dlt = self._totals()
         return max(0.0, self.epsilon_budget - eps), max(0.0, self.delta_budget - dlt)
 
     @property
     def history(self) -> pd.DataFrame:
-        """A new DataFrame with one row per accepted charge and the running totals."""
+        """A new DataFrame with one row per accepted charge, its running totals and its event."""
         return pd.DataFrame(self._rows, columns=self._COLUMNS)
 
-    def spend(self, epsilon, delta=0.0, label=None):
-        """Record a charge of (``epsilon``, ``delta``), or raise ``BudgetExceededError`` and record nothing.
+    def epsilon(self, delta: float) -> float:
+        """The ε spent: basic composition certifies (Σ ε_i, δ)-DP for every ``delta`` >= Σ δ_i (smaller: ValueError)."""
+        dlt = check_delta(delta, allow_zero=True)
+        eps, spent_delta = self._totals()
+        if dlt < spent_delta:
+            raise ValueError(f"delta must be at least the delta spent, {spent_delta:g}: basic composition certifies "
+                             f"no epsilon below it, got {delta!r}")
+        return eps
 
-        Parameters
-        ----------
-        epsilon : float >= 0.
-        delta : float in [0, 1).
-        label : str, optional; defaults to ``"charge <n>"``.
+    def compose(self, event: DpEvent, *, label: str | None = None) -> PrivacyAccountant:
+        """Charge ``event`` (a ``DpEvent``) under ``label``, or raise and record nothing; returns the accountant."""
+        self.spend_many([(check_event(event, self.neighbours, accountant="this PrivacyAccountant"), label)])
+        return self
+
+    def spend(self, epsilon: float, delta: float = 0.0, label: str | None = None) -> None:
+        """Charge a step known only by its guarantee: ``compose(EpsilonDeltaEvent(epsilon, delta), label=label)``.
+
+        The event is stated for the accountant's neighbouring relation (add/remove before the first charge).
         """
-        self.spend_many([(epsilon, delta, label)])
+        self.compose(EpsilonDeltaEvent(epsilon, delta, neighbours=self.neighbours or "add_remove"), label=label)
 
-    def check_room(self, charges, what=None):
-        """Check a list of charges (epsilon, delta[, label]) against the remaining budget, recording nothing.
+    def check_room(self, charges: Sequence, what: str | None = None) -> list[tuple[str, float, float]]:
+        """Check charges against the remaining budget, all together, recording nothing.
 
-        Returns the checked charges as (label, epsilon, delta) triples; raises
-        ``ValueError`` for a bad charge or ``BudgetExceededError`` when their sum
-        would exceed the budget. ``what`` names the caller in that message.
+        Each charge is an (event, label) pair or an (epsilon, delta[, label]) tuple, short for
+        ``EpsilonDeltaEvent(epsilon, delta)``. Returns the (label, epsilon, delta) of each; raises
+        TypeError/ValueError for a bad charge, ``BudgetExceededError`` when their sum would exceed
+        the budget (``what`` names the caller in that message).
 
         Examples
         --------
         >>> PrivacyAccountant(1.0).check_room([(0.5, 0.0), (0.25, 0.0, "b")])
         [('charge 1', 0.5, 0.0), ('b', 0.25, 0.0)]
         """
-        if isinstance(charges, (str, bytes)) or not hasattr(charges, "__iter__"):
-            raise ValueError(f"charges must be a list of (epsilon, delta[, label]) tuples, got {charges!r:.60}")
-        checked = []
-        for n, charge in enumerate(charges, start=len(self._rows) + 1):
-            if not isinstance(charge, (tuple, list)) or len(charge) not in (2, 3):
-                raise ValueError(f"charges must contain (epsilon, delta[, label]) tuples, got {charge!r:.60}")
-            label = charge[2] if len(charge) == 3 and charge[2] is not None else f"charge {n}"
-            if not isinstance(label, str):
-                raise ValueError(f"label must be a string or None, got {label!r}")
-            checked.append((label, check_nonnegative(charge[0], "epsilon"), check_delta(charge[1], allow_zero=True)))
-        new_eps, new_dlt = self._totals([c[1] for c in checked], [c[2] for c in checked])
-        over = []
-        if new_eps > self.epsilon_budget * (1 + self.REL_TOL):
-            over.append(f"epsilon {new_eps:.6g} > budget {self.epsilon_budget:.6g}")
-        if new_dlt > self.delta_budget * (1 + self.REL_TOL):
-            over.append(f"delta {new_dlt:.6g} > budget {self.delta_budget:.6g}")
-        if over and what is not None:
-            need_eps, need_dlt = _total([c[1] for c in checked], "epsilon"), _total([c[2] for c in checked], "delta")
-            raise BudgetExceededError(
-                f"{what} needs (epsilon={need_eps:g}, delta={need_dlt:g}) but the accountant has (epsilon, delta) = "
-                "({:.6g}, {:.6g}) left; nothing was recorded".format(*self.remaining))
-        if over:
-            what = (f"charge {checked[0][0]!r} of (epsilon={checked[0][1]:g}, delta={checked[0][2]:g})"
-                    if len(checked) == 1 else f"{len(checked)} charges")
-            raise BudgetExceededError(f"{what} refused: it would bring the total to " + " and ".join(over)
-                                      + "; nothing was recorded")
-        return checked
+        return [row[:3] for row in self._checked(charges, what)]
 
-    def spend_many(self, charges):
-        """Record several charges (epsilon, delta[, label]) at once: all of them, or none.
-
-        The whole list is checked first (``check_room``); if it fits, every
-        charge is recorded in order, with its running totals.
+    def spend_many(self, charges: Sequence) -> None:
+        """Record several charges (as in ``check_room``) at once: all of them, or none.
 
         Examples
         --------
@@ -506,15 +209,50 @@ class PrivacyAccountant:
         ...     print("refused; charges recorded:", len(acct.history))
         refused; charges recorded: 2
         """
-        for label, eps, dlt in self.check_room(charges):
-            total_eps, total_dlt = self._totals([eps], [dlt])
-            self._rows.append((label, eps, dlt, total_eps, total_dlt))
+        for label, eps, dlt, event in self._checked(charges):
+            self._rows.append((label, eps, dlt, *self._totals([eps], [dlt]), event))
+            self.neighbours = event.neighbours
 
-    def laplace_mech(self, value, sensitivity, epsilon, *, rng, label=None):
-        """Charge ε, then release ``value`` + Lap(``sensitivity``/ε) (see ``dp_lib.laplace_mech``).
+    def _checked(self, charges: Sequence, what: str | None = None) -> list[tuple[str, float, float, DpEvent]]:
+        """(label, ε, δ, event) of every charge, all checked and fitting the budget together (else raise)."""
+        if isinstance(charges, (str, bytes, DpEvent)) or not isinstance(charges, Sequence):
+            raise TypeError(f"charges must be a list of (event, label) or (epsilon, delta[, label]) tuples, "
+                            f"got {charges!r:.60}")
+        rows = []
+        for n, charge in enumerate(charges, start=len(self._rows) + 1):
+            if not isinstance(charge, (tuple, list)) or len(charge) not in (2, 3):
+                raise TypeError(f"charges must contain (event, label) or (epsilon, delta[, label]) tuples, "
+                                f"got {charge!r:.60}")
+            event, label = charge if isinstance(charge[0], DpEvent) and len(charge) == 2 else (
+                EpsilonDeltaEvent(*charge[:2], neighbours=self.neighbours or "add_remove"), (*charge, None)[2])
+            event = check_event(event, self.neighbours, accountant="this PrivacyAccountant")
+            rows.append((check_label(label, n), *_pure(event), event))
+        self._refuse_over_budget(rows, what)
+        return rows
 
-        The arguments are checked first and the budget second, so neither a bad
-        argument nor a refused charge spends anything or draws noise.
+    def _refuse_over_budget(self, checked: list[tuple], what: str | None) -> None:
+        """Raise BudgetExceededError if the checked charges do not fit the remaining budget."""
+        new_eps, new_dlt = self._totals([c[1] for c in checked], [c[2] for c in checked])
+        over = [f"{name} {new:.6g} > budget {budget:.6g}" for name, new, budget in
+                (("epsilon", new_eps, self.epsilon_budget), ("delta", new_dlt, self.delta_budget))
+                if new > budget * (1 + self.REL_TOL)]
+        if over and what is not None:
+            need_eps, need_dlt = _total([c[1] for c in checked], "epsilon"), _total([c[2] for c in checked], "delta")
+            raise BudgetExceededError(
+                f"{what} needs (epsilon={need_eps:g}, delta={need_dlt:g}) but the accountant has (epsilon, delta) = "
+                "({:.6g}, {:.6g}) left; nothing was recorded".format(*self.remaining))
+        if over:
+            what = (f"charge {checked[0][0]!r} of (epsilon={checked[0][1]:g}, delta={checked[0][2]:g})"
+                    if len(checked) == 1 else f"{len(checked)} charges")
+            raise BudgetExceededError(f"{what} refused: it would bring the total to " + " and ".join(over)
+                                      + "; nothing was recorded")
+
+    def laplace_mech(self, value: ArrayLike, sensitivity: float, epsilon: float, *, rng: np.random.Generator,
+                     label: str | None = None) -> float | np.ndarray:
+        """Charge ``LaplaceEvent(sensitivity/ε, sensitivity)``, then release ``value`` + Lap(``sensitivity``/ε).
+
+        The arguments are checked first and the budget second, so neither a bad argument nor a
+        refused charge spends anything or draws noise (see ``dp_lib.laplace_mech``).
 
         Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb; discrete_laplace_mech / snapping_mech are)
         for the neighbouring relation ``sensitivity`` was computed for.
@@ -531,17 +269,17 @@ class PrivacyAccountant:
         scale = laplace_scale(sensitivity, epsilon)  # refuses a scale beyond float64
         check_noise_range(scale, float(np.max(np.abs(true_answer), initial=0.0)), name="sensitivity / epsilon")
         check_rng(rng)
-        self.check_room([(epsilon, 0.0, label)])
-        self.spend(epsilon, 0.0, label)
+        self.compose(LaplaceEvent(scale, sensitivity, neighbours=self.neighbours or "add_remove"), label=label)
         return laplace_mech(value, sensitivity, epsilon, rng=rng)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         eps, dlt = self.spent
         return (f"PrivacyAccountant(epsilon_budget={self.epsilon_budget:g}, delta_budget={self.delta_budget:g}, "
                 f"spent=({eps:.6g}, {dlt:.6g}), charges={len(self._rows)})")
 
 
-def parallel_histogram(data, column, epsilon, *, rng, domain, size=None):
+def parallel_histogram(data: pd.DataFrame, column: Hashable, epsilon: float, *, rng: np.random.Generator,
+                       domain: Sequence, size: int | tuple | None = None) -> pd.Series | pd.DataFrame | np.ndarray:
     """A Laplace-noised count of ``data[column]`` for every category of a public ``domain``.
 
     Parameters
@@ -586,9 +324,10 @@ def parallel_histogram(data, column, epsilon, *, rng, domain, size=None):
         raise TypeError("domain is required: pass the public list of bins (e.g. a codebook); bins read off the "
                         "data are not differentially private")
     bins = list(check_domain(domain))
-    if not isinstance(data, pd.DataFrame):
-        raise ValueError(f"data must be a pandas DataFrame, got {type(data).__name__}")
-    if not isinstance(column, Hashable) or column not in data.columns:
+    data = check_dataframe(data, "data")
+    if not isinstance(column, Hashable):
+        raise TypeError(f"column must be a column label (hashable), got {column!r}")
+    if column not in data.columns:
         raise ValueError(f"column must be a column of data, got {column!r}")
     eps = check_epsilon(epsilon)
     rng = check_rng(rng)

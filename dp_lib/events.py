@@ -10,7 +10,7 @@ field), and carries the neighbouring relation its guarantee is stated for:
 (``PoissonSampled``, ``Composed``, ``Repeated``) require all their parts to use
 the relation they state.
 
-Defined in: chapters/03_composition.ipynb
+See: chapters/03_composition.ipynb (the accountant section)
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np
 
 __all__ = [
     "DpEvent", "EpsilonDeltaEvent", "LaplaceEvent", "GaussianEvent", "RandomizedResponseEvent", "ZcdpEvent",
-    "PoissonSampled", "Composed", "Repeated", "NEIGHBOURS",
+    "PoissonSampled", "Composed", "Repeated", "NEIGHBOURS", "check_event", "check_label",
 ]
 
 #: The neighbouring relations an event can be stated for.
@@ -201,7 +201,9 @@ class RandomizedResponseEvent(DpEvent):
 
     See: chapters/03_composition.ipynb (any accountant composes it)
 
-    Privacy: ε-DP for ``neighbours`` (one respondent's bit).
+    Privacy: ε-DP when one respondent's bit changes, which is ``neighbours="replace_one"``; under add/remove
+    the number of reports changes too, so state add/remove only when that number is public (dp-accounting
+    accounts randomized response for replace-one neighbours only).
 
     Examples
     --------
@@ -352,3 +354,66 @@ class Repeated(DpEvent):
         object.__setattr__(self, "count", int(self.count))
         _neighbours(self)
         _part(self, "event", self.event)
+
+
+def check_event(event: object, neighbours: str | None = None, *, accountant: str = "the accountant") -> DpEvent:
+    """Require a ``DpEvent`` stated for ``neighbours`` (any relation when None); return it.
+
+    Accountants call it first in ``compose``: a string (the 0.2 ``compose(kind, **parameters)`` form) or
+    any other object is a TypeError; an event for another neighbouring relation than the events already
+    composed is a ValueError (an add/remove ε-DP step is 2ε-DP under replace-one, by group privacy:
+    state the event for the accountant's relation instead).
+
+    Parameters
+    ----------
+    event : the object to check.  neighbours : "add_remove", "replace_one" or None.
+    accountant : the caller's name, for the message.
+
+    Returns
+    -------
+    The event.
+
+    Privacy: none: a check of public parameters.
+
+    See: chapters/03_composition.ipynb (``PrivacyAccountant.compose`` calls it)
+
+    Examples
+    --------
+    >>> check_event(LaplaceEvent(1.0), "add_remove").epsilon
+    1.0
+    """
+    if not isinstance(event, DpEvent):
+        hint = " (compose(kind, **parameters) was removed in dp_lib 0.3)" if isinstance(event, str) else ""
+        raise TypeError(f"event must be a DpEvent from dp_lib.events, e.g. GaussianEvent(sigma=1.0), "
+                        f"got {event!r:.80}{hint}")
+    if neighbours is not None and event.neighbours != neighbours:
+        raise ValueError(f"event is stated for neighbours={event.neighbours!r}, but {accountant} already holds events "
+                         f"for neighbours={neighbours!r}; one accountant composes one neighbouring relation")
+    return event
+
+
+def check_label(label: object, n: int) -> str:
+    """A history label: a string, or ``"charge <n>"`` for None; anything else is a TypeError.
+
+    Parameters
+    ----------
+    label : str or None.  n : the number of the charge (1 for the first).
+
+    Returns
+    -------
+    str.
+
+    Privacy: none: bookkeeping.
+
+    See: chapters/03_composition.ipynb (the accountants' ``history``)
+
+    Examples
+    --------
+    >>> check_label(None, 3), check_label("count", 4)
+    ('charge 3', 'count')
+    """
+    if label is None:
+        return f"charge {n}"
+    if not isinstance(label, str):
+        raise TypeError(f"label must be a string or None, got {label!r:.80}")
+    return label

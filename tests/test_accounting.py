@@ -1,17 +1,21 @@
-"""zCDP, Rényi DP and the subsampled Gaussian, cross-checked against Google's dp-accounting 0.6.0."""
+"""zCDP, Rényi DP, the subsampled Gaussian and the RDP accountant's events, cross-checked against dp-accounting 0.6.0."""
 
 import math
+import warnings
 
 import mpmath
 import numpy as np
 import pytest
-from dp_accounting import (GaussianDpEvent, LaplaceDpEvent, PoissonSampledDpEvent, SelfComposedDpEvent,
-                           ZCDpEvent)
+from dp_accounting import (ComposedDpEvent, GaussianDpEvent, LaplaceDpEvent, PoissonSampledDpEvent,
+                           RandomizedResponseDpEvent, SelfComposedDpEvent, ZCDpEvent)
+from dp_accounting import NeighboringRelation
 from dp_accounting.rdp import RdpAccountant as GoogleRdp
 from dp_accounting.rdp.rdp_privacy_accountant import compute_epsilon
 
 from dp_lib import (DEFAULT_ORDERS, RdpAccountant, dp_sgd_sigma, gaussian_rdp, gaussian_zcdp, laplace_rdp,
                     rdp_to_epsilon, subsampled_gaussian_rdp, zcdp_to_epsilon)
+from dp_lib.events import (Composed, EpsilonDeltaEvent, GaussianEvent, LaplaceEvent, PoissonSampled,
+                           RandomizedResponseEvent, Repeated, ZcdpEvent)
 
 ORDERS = list(DEFAULT_ORDERS)
 REL = 1e-6  # the agreement the issue asks for
@@ -30,7 +34,7 @@ def google(event, count):
 @pytest.mark.parametrize("q, sigma, steps", CASES)
 def test_subsampled_gaussian_matches_dp_accounting(q, sigma, steps):
     ref = google(PoissonSampledDpEvent(q, GaussianDpEvent(sigma)), steps)
-    mine = RdpAccountant().compose("subsampled_gaussian", q=q, sigma=sigma, count=steps)
+    mine = RdpAccountant().compose(Repeated(PoissonSampled(q, GaussianEvent(sigma)), steps))
     np.testing.assert_allclose(mine.rdp, ref._rdp, rtol=REL)
     eps_ref, order_ref = ref.get_epsilon_and_optimal_order(DELTA)
     assert mine.epsilon(DELTA) == pytest.approx(eps_ref, rel=REL)
@@ -40,7 +44,7 @@ def test_subsampled_gaussian_matches_dp_accounting(q, sigma, steps):
 def test_reference_table_values():
     # DP_REFERENCE §11, integer orders 2–256 (sanity check of the cross-check itself)
     for (q, sigma, steps), expected in zip(CASES[:4], (5.6543, 1.0355, 2.0654, 4.7527)):
-        acct = RdpAccountant().compose("subsampled_gaussian", q=q, sigma=sigma, count=steps)
+        acct = RdpAccountant().compose(Repeated(PoissonSampled(q, GaussianEvent(sigma)), steps))
         assert acct.epsilon(DELTA) == pytest.approx(expected, abs=1e-4)
 
 
@@ -49,7 +53,7 @@ def test_gaussian_and_zcdp_match_dp_accounting(sigma):
     ref = google(GaussianDpEvent(sigma), 7)
     np.testing.assert_allclose(7 * gaussian_rdp(ORDERS, sigma), ref._rdp, rtol=REL)
     zc = google(ZCDpEvent(gaussian_zcdp(sigma)), 7)
-    mine = RdpAccountant().compose("zcdp", rho=gaussian_zcdp(sigma), count=7)
+    mine = RdpAccountant().compose(Repeated(ZcdpEvent(gaussian_zcdp(sigma)), 7))
     np.testing.assert_allclose(mine.rdp, zc._rdp, rtol=REL)
     assert mine.epsilon(DELTA) == pytest.approx(zc.get_epsilon(DELTA), rel=REL)
 
@@ -57,7 +61,7 @@ def test_gaussian_and_zcdp_match_dp_accounting(sigma):
 @pytest.mark.parametrize("scale", [0.3, 1.0, 5.0])
 def test_laplace_rdp_matches_dp_accounting(scale):
     ref = google(LaplaceDpEvent(scale), 3)
-    mine = RdpAccountant().compose("laplace", scale=2 * scale, sensitivity=2.0, count=3)
+    mine = RdpAccountant().compose(Repeated(LaplaceEvent(2 * scale, sensitivity=2.0), 3))
     np.testing.assert_allclose(mine.rdp, ref._rdp, rtol=REL)
     assert mine.epsilon(DELTA) == pytest.approx(ref.get_epsilon(DELTA), rel=REL)
 
@@ -122,7 +126,7 @@ def test_dp_sgd_sigma_is_the_smallest_certified_sigma(epsilon, q, steps):
     sigma = dp_sgd_sigma(epsilon, DELTA, q, steps)
 
     def eps_at(s):
-        return RdpAccountant().compose("subsampled_gaussian", q=q, sigma=s, count=steps).epsilon(DELTA)
+        return RdpAccountant().compose(Repeated(PoissonSampled(q, GaussianEvent(s)), steps)).epsilon(DELTA)
 
     assert eps_at(sigma) <= epsilon < eps_at(sigma * (1 - 1e-5))
     # and dp-accounting agrees that σ is enough and 0.999 σ is not (its own calibrate_dp_mechanism
@@ -152,15 +156,104 @@ def test_dp_sgd_sigma_floor_is_the_conversion_at_zero_rdp():
 
 
 def test_accountant_records_nothing_on_a_bad_call():
-    acct = RdpAccountant().compose("gaussian", sigma=2.0)
+    acct = RdpAccountant().compose(GaussianEvent(2.0), label="first")
     before = acct.rdp.copy()
-    for kind, params in [("gaussian", {"sigma": 0.0}), ("subsampled_gaussian", {"q": 1.5, "sigma": 1.0}),
-                         ("laplace", {"scale": -1.0}), ("poisson", {}), ("zcdp", {"rho": -0.1}),
-                         ("gaussian", {"sigma": 1.0, "count": 0})]:
-        with pytest.raises((ValueError, TypeError)):
-            acct.compose(kind, **params)
+    for bad, error in [("gaussian", TypeError), (None, TypeError), (GaussianDpEvent(1.0), TypeError),
+                       (PoissonSampled(0.1, LaplaceEvent(1.0)), ValueError),  # no RDP curve here
+                       (EpsilonDeltaEvent(1.0, 1e-6), ValueError),  # δ > 0 has no RDP curve
+                       (ZcdpEvent(1e308), ValueError),  # ρα beyond float64
+                       (Repeated(ZcdpEvent(1e290), 2**53), ValueError),  # count × RDP beyond float64
+                       (GaussianEvent(1.0, neighbours="replace_one"), ValueError)]:  # another relation
+        with pytest.raises(error):
+            acct.compose(bad)
+    with pytest.raises(TypeError, match="label"):
+        acct.compose(GaussianEvent(1.0), label=3)
     np.testing.assert_array_equal(acct.rdp, before)
+    assert acct.history["label"].tolist() == ["first"] and acct.neighbours == "add_remove"
+
+
+def test_the_02_string_interface_is_gone_with_a_clear_message():
+    acct = RdpAccountant()
+    with pytest.raises(TypeError, match=r"DpEvent.*removed in dp_lib 0\.3"):
+        acct.compose("zcdp")  # no KeyError: 'rho'
+    with pytest.raises(TypeError, match=r"^RdpAccountant\.compose\(\) got an unexpected keyword argument 'rho'"):
+        acct.compose("zcdp", rho=0.5)  # Python's own message names the public method, nothing internal
+    with pytest.raises(TypeError, match=r"^RdpAccountant\.compose\(\) got an unexpected keyword argument 'sigm'"):
+        acct.compose(GaussianEvent(1.0), sigm=1.0)
+    assert acct.history.empty and np.all(acct.rdp == 0)
+
+
+def test_history_has_one_row_per_compose_call():
+    acct = RdpAccountant()
+    acct.compose(GaussianEvent(4.0), label="mean").compose(Repeated(LaplaceEvent(2.0), 5))
+    history = acct.history
+    assert list(history.columns) == ["label", "event"] and history["label"].tolist() == ["mean", "charge 2"]
+    assert history["event"].iloc[1] == Repeated(LaplaceEvent(2.0), 5)
+    assert repr(acct) == "RdpAccountant(orders 2..256, events=2)"
+
+
+@pytest.mark.parametrize("p_epsilon", [0.1, 1.0, 3.0])
+def test_randomized_response_matches_dp_accounting(p_epsilon):
+    # dp-accounting's noise parameter p: with probability p the answer is a uniform bucket, so the truth is
+    # reported with probability 1 - p/2 = e^ε/(1 + e^ε) for p = 2/(1 + e^ε)
+    # (dp-accounting accounts it for replace-one neighbours only: one respondent's bit changes)
+    ref = GoogleRdp(ORDERS, NeighboringRelation.REPLACE_ONE)
+    ref.compose(RandomizedResponseDpEvent(2 / (1 + math.exp(p_epsilon)), 2), 4)
+    mine = RdpAccountant().compose(Repeated(RandomizedResponseEvent(p_epsilon, neighbours="replace_one"), 4,
+                                            neighbours="replace_one"))
+    np.testing.assert_allclose(mine.rdp, ref._rdp, rtol=REL)
+    # any ε-DP step known only by its guarantee gets randomized response's curve, the worst case of ε-DP
+    np.testing.assert_array_equal(RdpAccountant().compose(Repeated(EpsilonDeltaEvent(p_epsilon), 4)).rdp, mine.rdp)
+
+
+def test_composed_events_add_up_and_match_dp_accounting():
+    mine = RdpAccountant().compose(Composed([GaussianEvent(3.0), LaplaceEvent(2.0),
+                                             Repeated(PoissonSampled(0.02, GaussianEvent(1.5, sensitivity=1.5)), 50)]))
+    ref = google(ComposedDpEvent([GaussianDpEvent(3.0), LaplaceDpEvent(2.0),
+                                  SelfComposedDpEvent(PoissonSampledDpEvent(0.02, GaussianDpEvent(1.0)), 50)]), 1)
+    np.testing.assert_allclose(mine.rdp, ref._rdp, rtol=REL)
+    assert mine.epsilon(DELTA) == pytest.approx(ref.get_epsilon(DELTA), rel=REL)
+    one_by_one = RdpAccountant().compose(GaussianEvent(3.0)).compose(LaplaceEvent(2.0))
+    np.testing.assert_allclose(one_by_one.compose(Repeated(PoissonSampled(0.02, GaussianEvent(1.0)), 50)).rdp,
+                               mine.rdp, rtol=1e-12)
+
+
+def test_replace_one_events_compose_among_themselves():
+    acct = RdpAccountant().compose(GaussianEvent(2.0, sensitivity=2.0, neighbours="replace_one"))
+    acct.compose(ZcdpEvent(0.1, neighbours="replace_one"))
+    assert acct.neighbours == "replace_one"
+    assert acct.epsilon(DELTA) == pytest.approx(RdpAccountant().compose(ZcdpEvent(0.6)).epsilon(DELTA), rel=1e-12)
+
+
+def test_edge_laplace_rdp_is_never_negative():
+    # at ε = 1e-300 the two terms of the log1p form cancel to a last-bit negative value; the exact RDP is >= 0
+    values = laplace_rdp([2, 4.5, 32], 1.0, 1e-300)
+    assert np.all(values >= 0) and np.all(values <= 1e-300)
+    acct = RdpAccountant().compose(LaplaceEvent(1.0, sensitivity=1e-300))  # accepted, not refused as negative
+    assert acct.epsilon(DELTA) >= 0 and np.all(acct.rdp >= 0)
+    assert np.all(laplace_rdp(ORDERS, 1e-3) <= 1e3)  # and never above ε
+
+
+def test_edge_huge_zcdp_is_refused_without_a_warning():
+    acct = RdpAccountant()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="beyond float64"):
+            acct.compose(ZcdpEvent(1e308))
+        acct.compose(ZcdpEvent(1e300))  # large but finite at every order: recorded
+    assert np.all(np.isfinite(acct.rdp)) and len(acct.history) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="beyond float64"):
+            acct.compose(ZcdpEvent(1e306))  # the total would overflow: refused, the first stays
     assert len(acct.history) == 1
+
+
+@pytest.mark.parametrize("bad", ["0.5", ["0.5", "0.5"], [True, False], None, {"a": 1}])
+def test_edge_rdp_to_epsilon_refuses_strings_and_other_non_numbers(bad):
+    orders = [2, 3] if isinstance(bad, list) else [2]
+    with pytest.raises(TypeError, match="rdp"):
+        rdp_to_epsilon(orders, bad, DELTA)
 
 
 @pytest.mark.parametrize("call, name", [
@@ -169,7 +262,7 @@ def test_accountant_records_nothing_on_a_bad_call():
     (lambda: zcdp_to_epsilon(0.1, 1.0), "delta"), (lambda: zcdp_to_epsilon(-1.0, 1e-5), "rho"),
     (lambda: rdp_to_epsilon([2, 3], [0.1], 1e-5), "rdp"), (lambda: rdp_to_epsilon([2], [np.nan], 1e-5), "rdp"),
     (lambda: dp_sgd_sigma(1.0, 1e-5, 0.0, 10), "q"), (lambda: dp_sgd_sigma(1.0, 1e-5, 0.1, 0), "steps"),
-    (lambda: RdpAccountant(orders=[1.5, 2]), "orders"),
+    (lambda: RdpAccountant(orders=[1.5, 2]), "orders"), (lambda: RdpAccountant().epsilon(0.0), "delta"),
 ])
 def test_bad_parameters_name_themselves(call, name):
     with pytest.raises(ValueError, match=name):

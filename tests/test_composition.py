@@ -26,6 +26,8 @@ from dp_lib import (
     sequential_delta,
     sequential_epsilon,
 )
+from dp_lib.events import (Composed, EpsilonDeltaEvent, GaussianEvent, LaplaceEvent, PoissonSampled,
+                           RandomizedResponseEvent, Repeated, ZcdpEvent)
 
 # ---------------------------------------------------------------- composition rules
 
@@ -211,7 +213,7 @@ def test_optimal_composition_is_monotone():
     [
         (optimal_composition_delta, (0.0, 10, 1.0), "epsilon"),
         (optimal_composition_delta, (float("inf"), 10, 1.0), "epsilon"),
-        (optimal_composition_delta, ("1", 10, 1.0), "epsilon"),
+        (optimal_composition_delta, ("1", 10, 1.0), "epsilon"),  # wrong types: TypeError (see below)
         (optimal_composition_delta, (1.0, 0, 1.0), "k"),
         (optimal_composition_delta, (1.0, 2.0, 1.0), "k"),
         (optimal_composition_delta, (1.0, True, 1.0), "k"),
@@ -227,8 +229,14 @@ def test_optimal_composition_is_monotone():
     ],
 )
 def test_optimal_composition_refuses(func, args, name):
-    with pytest.raises(ValueError, match=rf"^{name} "):
+    with pytest.raises(_error(args), match=rf"^{name} "):
         func(*args)
+
+
+def _error(args):
+    """TypeError when an argument has the wrong type (a string, None, a bool, a float where an int is wanted)."""
+    wrong = any(isinstance(a, (str, bool)) or a is None for a in args) or (len(args) == 3 and isinstance(args[1], float))
+    return TypeError if wrong else ValueError
 
 
 # ---------------------------------------------------------------- accountant
@@ -287,7 +295,8 @@ def test_history_is_a_copy_with_running_totals():
     acct.spend(0.5, 1e-6, label="a")
     acct.spend(0.25)
     h = acct.history
-    assert list(h.columns) == ["label", "epsilon", "delta", "epsilon_spent", "delta_spent"]
+    assert list(h.columns) == ["label", "epsilon", "delta", "epsilon_spent", "delta_spent", "event"]
+    assert h["event"].tolist() == [EpsilonDeltaEvent(0.5, 1e-6), EpsilonDeltaEvent(0.25)]
     assert list(h["label"]) == ["a", "charge 2"]
     assert list(h["epsilon_spent"]) == [0.5, 0.75]
     assert list(h["delta_spent"]) == [1e-6, 1e-6]
@@ -328,7 +337,7 @@ def test_accountant_laplace_mech_spends_then_answers():
     assert rng.bit_generator.state == state  # a refused charge draws no noise
     with pytest.raises(ValueError, match="sensitivity"):
         acct.laplace_mech(100.0, -1.0, 0.1, rng=rng)
-    with pytest.raises(ValueError, match="rng"):
+    with pytest.raises(TypeError, match="rng"):
         acct.laplace_mech(100.0, 1.0, 0.1, rng=7)
     assert len(acct.history) == 1  # bad arguments spend nothing
 
@@ -407,9 +416,10 @@ def test_parallel_histogram_domain_order_and_unseen_values():
 
 @pytest.mark.parametrize("bad", [[-0.1], [float("nan")], [float("inf")], ["a"], 0.5, [[0.1]]])
 def test_sequential_parallel_epsilon_refuse(bad):
-    with pytest.raises(ValueError, match="epsilons"):
+    error = TypeError if bad == ["a"] else ValueError
+    with pytest.raises(error, match="epsilons"):
         sequential_epsilon(bad)
-    with pytest.raises(ValueError, match="epsilons"):
+    with pytest.raises(error, match="epsilons"):
         parallel_epsilon(bad)
 
 
@@ -437,7 +447,8 @@ def test_sequential_delta_refuses(bad):
     ],
 )
 def test_advanced_composition_refuses(args, name):
-    with pytest.raises(ValueError, match=rf"^{name} "):
+    wrong_type = isinstance(args[2], (bool, float))
+    with pytest.raises(TypeError if wrong_type else ValueError, match=rf"^{name} "):
         advanced_composition(*args)
 
 
@@ -453,7 +464,7 @@ def test_advanced_composition_refuses(args, name):
     ],
 )
 def test_accountant_constructor_refuses(kwargs, name):
-    with pytest.raises(ValueError, match=name):
+    with pytest.raises(TypeError if "1" in kwargs.values() else ValueError, match=name):
         PrivacyAccountant(**kwargs)
 
 
@@ -469,7 +480,7 @@ def test_accountant_constructor_refuses(kwargs, name):
 )
 def test_spend_refuses_bad_arguments_and_records_nothing(args, name):
     acct = PrivacyAccountant(1.0, delta_budget=0.5)
-    with pytest.raises(ValueError, match=rf"^{name} ") as info:
+    with pytest.raises(TypeError if name == "label" else ValueError, match=rf"\b{name}\b") as info:
         acct.spend(*args)
     assert not isinstance(info.value, BudgetExceededError)
     assert acct.history.empty
@@ -477,13 +488,15 @@ def test_spend_refuses_bad_arguments_and_records_nothing(args, name):
 
 def test_parallel_histogram_refuses():
     df = pd.DataFrame({"c": ["a", "b"]})
-    with pytest.raises(ValueError, match="data"):
+    with pytest.raises(TypeError, match="data"):
         parallel_histogram(df.to_numpy(), "c", 1.0, rng=make_rng(0), domain=["a", "b"])
+    with pytest.raises(TypeError, match="column"):
+        parallel_histogram(df, ["c"], 1.0, rng=make_rng(0), domain=["a", "b"])
     with pytest.raises(ValueError, match="column"):
         parallel_histogram(df, "missing", 1.0, rng=make_rng(0), domain=["a", "b"])
     with pytest.raises(ValueError, match="epsilon"):
         parallel_histogram(df, "c", 0.0, rng=make_rng(0), domain=["a", "b"])
-    with pytest.raises(ValueError, match="rng"):
+    with pytest.raises(TypeError, match="rng"):
         parallel_histogram(df, "c", 1.0, rng=0, domain=["a", "b"])
     with pytest.raises(ValueError, match="domain"):
         parallel_histogram(df, "c", 1.0, rng=make_rng(0), domain=[])
@@ -526,3 +539,70 @@ def test_slider_figures_refuse_invalid_settings(call):
 
     with pytest.raises(ValueError, match="must be"):  # the slider shows this message (dp_lib.widgets)
         call({"avg": plot_averaging, "adv": plot_advanced_composition})
+
+
+# ---------------------------------------------------------------- the accountant takes events
+
+
+def test_accountant_composes_pure_events_by_their_epsilon():
+    acct = PrivacyAccountant(3.0, delta_budget=1e-5)
+    acct.compose(LaplaceEvent(scale=2.0, sensitivity=1.0), label="count")  # ε = Δ/b = 0.5
+    acct.compose(RandomizedResponseEvent(0.25)).compose(EpsilonDeltaEvent(0.25, 1e-6))
+    acct.compose(Repeated(LaplaceEvent(10.0), 5), label="five counts")  # 5 × 0.1
+    acct.compose(Composed([LaplaceEvent(4.0), EpsilonDeltaEvent(0.25, 2e-6)]))  # 0.25 + 0.25, 2e-6
+    assert acct.spent == pytest.approx((2.0, 3e-6), rel=1e-12)
+    assert acct.history["label"].tolist() == ["count", "charge 2", "charge 3", "five counts", "charge 5"]
+    assert acct.history["epsilon"].tolist() == pytest.approx([0.5, 0.25, 0.25, 0.5, 0.5])
+    assert acct.epsilon(1e-5) == acct.epsilon(3e-6) == pytest.approx(2.0)
+    with pytest.raises(ValueError, match="delta must be at least the delta spent"):
+        acct.epsilon(1e-6)  # basic composition certifies nothing below the δ spent
+
+
+@pytest.mark.parametrize("event", [GaussianEvent(1.0), ZcdpEvent(0.1), PoissonSampled(0.01, GaussianEvent(1.0)),
+                                   Composed([LaplaceEvent(1.0), GaussianEvent(1.0)]),
+                                   Repeated(ZcdpEvent(0.1), 3)])
+def test_accountant_refuses_events_without_a_pure_form_and_names_the_rdp_accountant(event):
+    acct = PrivacyAccountant(100.0, 0.5).compose(LaplaceEvent(1.0))
+    with pytest.raises(ValueError, match="RdpAccountant") as info:
+        acct.compose(event)
+    assert not isinstance(info.value, BudgetExceededError)
+    assert len(acct.history) == 1 and acct.spent == (1.0, 0.0)
+
+
+def test_accountant_refuses_non_events_wrong_labels_and_other_relations_recording_nothing():
+    acct = PrivacyAccountant(10.0).compose(LaplaceEvent(1.0))
+    for bad in ("laplace", 0.5, None, (0.5, 0.0)):
+        with pytest.raises(TypeError, match="event must be a DpEvent"):
+            acct.compose(bad)
+    with pytest.raises(TypeError, match="label"):
+        acct.compose(LaplaceEvent(1.0), label=7)
+    with pytest.raises(ValueError, match="neighbours"):
+        acct.compose(LaplaceEvent(1.0, neighbours="replace_one"))
+    with pytest.raises(BudgetExceededError, match="nothing was recorded"):
+        acct.compose(Repeated(LaplaceEvent(1.0), 10))
+    with pytest.raises(ValueError, match="count"):
+        acct.compose(Repeated(EpsilonDeltaEvent(1e308), 2**53))  # the product is beyond float64
+    assert len(acct.history) == 1 and acct.spent == (1.0, 0.0)
+
+
+def test_spend_is_sugar_for_an_epsilon_delta_event_in_the_accountants_relation():
+    acct = PrivacyAccountant(2.0, 1e-5)
+    acct.spend(0.5, 1e-6, label="a")
+    acct.compose(EpsilonDeltaEvent(0.5, 1e-6), label="a")
+    first, second = acct.history.drop(columns=["epsilon_spent", "delta_spent"]).to_dict("records")
+    assert first == second
+    replace = PrivacyAccountant(2.0).compose(LaplaceEvent(1.0, neighbours="replace_one"))
+    replace.spend(0.5)  # stated for the accountant's relation, so it composes
+    assert replace.history["event"].iloc[1] == EpsilonDeltaEvent(0.5, neighbours="replace_one")
+
+
+def test_budget_helpers_take_events_too():
+    acct = PrivacyAccountant(1.0)
+    assert acct.check_room([(LaplaceEvent(2.0), "count"), (0.25, 0.0)]) == [("count", 0.5, 0.0),
+                                                                             ("charge 2", 0.25, 0.0)]
+    acct.spend_many([(LaplaceEvent(2.0), "count"), (RandomizedResponseEvent(0.5), None)])
+    assert acct.spent == (1.0, 0.0) and acct.history["label"].tolist() == ["count", "charge 2"]
+    with pytest.raises(TypeError, match="charges"):
+        acct.check_room(LaplaceEvent(1.0))
+    with pytest.raises(TypeError, match="charges"):
+        acct.check_room([LaplaceEvent(1.0)])

@@ -1,11 +1,14 @@
 """Minibatch DP-SGD: Poisson batches, per-example clipping, Gaussian noise, the accountant's charge."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import stats
 
-from dp_lib import (RdpAccountant, accuracy, adult_features, clip_rows, dp_sgd_sigma, dp_sgd_step,
+from dp_lib import (PrivacyAccountant, RdpAccountant, accuracy, adult_features, clip_rows, dp_sgd_sigma, dp_sgd_step,
                     logistic_gradients, make_rng, minibatch_dp_sgd, poisson_batches)
+from dp_lib.events import GaussianEvent, PoissonSampled, Repeated
 
 ALPHA = 1e-3
 
@@ -82,10 +85,11 @@ def test_training_is_reproducible_and_noise_varies(adult):
 
 def test_bad_parameters(adult, rng):
     X, y = adult.X_train[:100], adult.y_train[:100]
-    for kwargs, name in [({"q": 0.0}, "q"), ({"q": 1.5}, "q"), ({"public_n": 0}, "public_n"),
-                         ({"accountant": object()}, "accountant"), ({"learning_rate": -1.0}, "learning_rate")]:
+    for kwargs, name, error in [({"q": 0.0}, "q", ValueError), ({"q": 1.5}, "q", ValueError),
+                                ({"public_n": 0}, "public_n", ValueError), ({"accountant": object()}, "accountant", TypeError),
+                                ({"learning_rate": -1.0}, "learning_rate", ValueError), ({"q": "0.1"}, "q", TypeError)]:
         args = {"q": 0.1, "public_n": 100, "rng": rng, **kwargs}
-        with pytest.raises(ValueError, match=name):
+        with pytest.raises(error, match=name):
             minibatch_dp_sgd(X, y, 1.0, 1e-5, 10, 1.0, **args)
     with pytest.raises((TypeError, ValueError), match="rng"):
         minibatch_dp_sgd(X, y, 1.0, 1e-5, 10, 1.0, q=0.1, public_n=100, rng=3)
@@ -94,4 +98,74 @@ def test_bad_parameters(adult, rng):
     acct = RdpAccountant()
     with pytest.raises(ValueError, match="epsilon"):
         minibatch_dp_sgd(X, y, 0.001, 1e-5, 10, 1.0, q=0.1, public_n=100, rng=rng, accountant=acct)
-    assert not acct.history  # a failing call records nothing
+    assert acct.history.empty  # a failing call records nothing
+    with pytest.raises(ValueError, match="RdpAccountant"):  # an accountant without the event's form refuses it
+        minibatch_dp_sgd(X, y, 1.0, 1e-5, 10, 1.0, q=0.1, public_n=100, rng=rng, accountant=PrivacyAccountant(10.0))
+
+
+def test_the_accountant_is_charged_the_dp_sgd_event(adult):
+    X, y = adult.X_train[:500], adult.y_train[:500]
+    acct = RdpAccountant()
+    minibatch_dp_sgd(X, y, 2.0, 1e-5, 30, 1.0, q=0.05, public_n=500, rng=make_rng(1), accountant=acct)
+    sigma = dp_sgd_sigma(2.0, 1e-5, 0.05, 30)
+    assert acct.history["event"].tolist() == [Repeated(PoissonSampled(0.05, GaussianEvent(sigma)), 30)]
+    assert acct.history["label"].tolist() == ["minibatch_dp_sgd"]
+
+
+# ---------------------------------------------------------------- edge cases (issue 30, item 7)
+
+
+def _clipped_sum_by_hand(theta, X, y, c):
+    """Σ clip(gᵢ, C) written out, for ordinary rows (no overflow)."""
+    X = np.asarray(X, float)
+    r = 1 / (1 + np.exp(-np.clip(X @ theta, -700, 700))) - y
+    return sum(ri * x * min(1.0, c / (abs(ri) * np.linalg.norm(x))) if ri else 0 * x for ri, x in zip(r, X))
+
+
+def test_edge_clipped_gradient_sum_with_features_of_1e308():
+    X, y = [[1e308, 1e308]] * 20, np.ones(20)  # ||xᵢ|| = 1.41e308 overflows; each clipped gradient is -(1, 1)/√2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        new = dp_sgd_step([0.0, 0.0], X, y, 1.0, 1e-300, 1.0, rng=make_rng(0), learning_rate=1.0)
+    np.testing.assert_allclose(-new, [-20 / np.sqrt(2)] * 2, rtol=1e-12)  # -Σ clip(gᵢ) = θ' for θ = 0, η = B = 1
+    mixed = np.array([[1e308, -1e308], [3.0, 4.0], [-1e-300, 0.0], [0.0, 0.0], [-1e308, 5.0]])
+    labels = np.array([0.0, 1.0, 1.0, 0.0, 0.0])
+    theta = np.array([0.1, -0.2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = dp_sgd_step(theta, mixed, labels, 0.7, 1e-300, 1.0, rng=make_rng(0), learning_rate=1.0)
+    # row 0: θ·x = 3e307, so r = σ(θ·x) - 0 = 1 and the clipped gradient is C (1, -1)/√2 (its norm is 1.4e308);
+    # row 1 is an ordinary row; row 2's gradient (5e-301, 0) is below C; row 3 is zero; row 4: θ·x = -1e307, r = 0
+    expected = 0.7 * np.array([1.0, -1.0]) / np.sqrt(2) + _clipped_sum_by_hand(theta, mixed[1:2], labels[1:2], 0.7)
+    np.testing.assert_allclose(theta - got, expected, rtol=1e-9, atol=1e-12)
+
+
+def test_edge_poisson_batches_refuses_huge_steps_before_allocating():
+    for steps in (10**7 + 1, 2**53):
+        with pytest.raises(ValueError, match="steps"):
+            poisson_batches(10, 0.5, steps, rng=make_rng(0))
+    with pytest.raises(ValueError, match="steps"):  # 10**6 batches of 1000 rows: 10**9 indices
+        poisson_batches(10**4, 0.1, 10**6, rng=make_rng(0))
+    with pytest.raises(TypeError, match="steps"):
+        poisson_batches(10, 0.5, 3.0, rng=make_rng(0))
+    with pytest.raises(ValueError, match="steps"):
+        minibatch_dp_sgd([[1.0, 0.0]] * 10, [0.0, 1.0] * 5, 1.0, 1e-5, 2**40, 1.0, q=0.5, public_n=10,
+                         rng=make_rng(0))
+
+
+def test_edge_minibatch_dp_sgd_with_extreme_values_warns_nothing_and_names_learning_rate():
+    X, y = [[1e308, -1e308], [1e308, 1e308], [1.0, 0.5]] * 10, [1.0, 0.0, 1.0] * 10
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        theta, history = minibatch_dp_sgd(X, y, 1.0, 1e-5, 20, 1.0, q=0.2, public_n=30, rng=make_rng(0))
+        assert np.all(np.isfinite(theta)) and np.all(np.isfinite(history.to_numpy()))
+        with pytest.raises(ValueError, match="^learning_rate"):
+            minibatch_dp_sgd(X, y, 1.0, 1e-5, 20, 1.0, q=0.2, public_n=30, rng=make_rng(0), learning_rate=1e308)
+
+
+def test_edge_dp_sgd_step_refuses_labels_outside_0_1():
+    for bad in ([2.0], [-1.0], [0.5]):
+        with pytest.raises(ValueError, match="y"):
+            dp_sgd_step([0.0], [[1.0]], bad, 1.0, 1.0, 1.0, rng=make_rng(0))
+    with pytest.raises(TypeError, match="y"):
+        dp_sgd_step([0.0], [[1.0]], ["1"], 1.0, 1.0, 1.0, rng=make_rng(0))

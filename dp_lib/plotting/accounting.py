@@ -10,11 +10,11 @@ import numpy as np
 from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator
 from matplotlib.transforms import offset_copy
 
-from ..accounting import DEFAULT_ORDERS, gaussian_zcdp, rdp_to_epsilon, zcdp_to_epsilon
-from ..composition import advanced_composition
+from ..composition_rules import advanced_composition
 from ..dp_sgd import minibatch_dp_sgd
 from ..learning import accuracy, adult_features, gradient_descent, noisy_gradient_descent
 from ..random import make_rng
+from ..rdp import DEFAULT_ORDERS, gaussian_zcdp, rdp_to_epsilon, zcdp_to_epsilon
 from .live import LivePlot, nice_ceiling
 from .style import OKABE_ITO, is_finite_number, new_figure
 

@@ -9,7 +9,7 @@ import numpy as np
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 from matplotlib.transforms import offset_copy
 
-from ..composition import advanced_epsilon as _advanced_epsilon
+from ..composition_rules import advanced_epsilon as _advanced_epsilon
 from ..mechanisms import laplace_mech
 from ..noise import laplace_pdf
 from ..random import make_rng
