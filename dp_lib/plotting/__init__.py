@@ -28,7 +28,9 @@ from .sensitivity import *  # noqa: F401,F403
 from .sensitivity import __all__ as _sensitivity_all
 from .sparse_vector import *  # noqa: F401,F403
 from .sparse_vector import __all__ as _sparse_vector_all
+from .statistics import *  # noqa: F401,F403
+from .statistics import __all__ as _statistics_all
 from .style import *  # noqa: F401,F403
 from .style import __all__ as _style_all
 
-__all__ = [*_accounting_all, *_attacks_all, *_audit_all, *_composition_all, *_contributions_all, *_exact_all, *_laplace_all, *_learning_all, *_local_all, *_selection_all, *_sensitivity_all, *_sparse_vector_all, *_style_all]
+__all__ = [*_accounting_all, *_attacks_all, *_audit_all, *_composition_all, *_contributions_all, *_exact_all, *_laplace_all, *_learning_all, *_local_all, *_selection_all, *_sensitivity_all, *_sparse_vector_all, *_statistics_all, *_style_all]
