@@ -62,6 +62,11 @@ __all__ = [*accounting.__all__, *aggregate.__all__, *attacks.__all__, *audit.__a
 from .snapping import *  # noqa: E402,F401,F403  (snapping_mech, beside floating)
 __all__ += snapping.__all__
 
+from .query_release import *  # noqa: E402,F401,F403  (workloads, per-query noise, MWEM)
+from .synthetic import *  # noqa: E402,F401,F403  (marginal-based synthetic data)
+from .consistency import *  # noqa: E402,F401,F403  (least-squares consistency)
+__all__ += query_release.__all__ + synthetic.__all__ + consistency.__all__
+
 __version__ = "0.3.0.dev0"
 
 def __getattr__(name):

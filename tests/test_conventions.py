@@ -343,6 +343,22 @@ EDGE_CALLS = {
     "slider_figure": None,  # takes a plotting function and its keyword arguments
     "setup_figures": None,  # no arguments
     "interact_figure": None,  # takes a plotting function and ipywidgets controls
+    # chapters/13_query_release.ipynb (query release, synthetic data, consistency)
+    "adult_histogram": (dp.adult_histogram, dict(adult=dp.load_adult().head(50))),
+    "marginal_workload": (dp.marginal_workload, dict(shape=(2, 3, 2), k=2)),
+    "workload_sensitivity": (dp.workload_sensitivity, dict(workload=np.eye(3), norm=1)),
+    "laplace_workload": (dp.laplace_workload, dict(x=[5.0, 0.0, 3.0], workload=np.eye(3), epsilon=1.0, rng=make_rng(0))),
+    "gaussian_workload": (dp.gaussian_workload, dict(x=[5.0, 0.0, 3.0], workload=np.eye(3), rho=0.5, rng=make_rng(0))),
+    "mwem": (dp.mwem, dict(x=[5.0, 0.0, 3.0], workload=np.eye(3), epsilon=1.0, rounds=2, rng=make_rng(0), total=8.0)),
+    "measure_marginals": (dp.measure_marginals, dict(counts=np.ones((2, 2)), marginals=[(0,), (1,)], rho=1.0,
+                                                     rng=make_rng(0))),
+    "fit_marginals": (dp.fit_marginals, dict(shape=(2, 2), measurements={(0,): np.array([3.0, 1.0])}, total=4.0)),
+    "sample_records": (dp.sample_records, dict(table=np.ones((2, 2)), n=3, domain={"a": (0, 1), "b": (0, 1)},
+                                               rng=make_rng(0))),
+    "hierarchy_matrix": (dp.hierarchy_matrix, dict(group_sizes=[2, 1])),
+    "split_residual": (dp.split_residual, dict(parent=10.0, children=[3.0, 4.0])),
+    "least_squares_consistent": (dp.least_squares_consistent, dict(hierarchy=np.eye(2), noisy=[1.0, 2.0])),
+    "nonnegative_consistent": (dp.nonnegative_consistent, dict(hierarchy=np.eye(2), noisy=[1.0, -2.0])),
 }
 
 EXTREMES = [0.0, -0.0, 5e-324, -5e-324, 2.2e-308, 1e-300, 1e308, -1e308, 1.7976931348623157e308, math.inf, -math.inf,

@@ -24,6 +24,8 @@ from .local import *  # noqa: F401,F403
 from .local import __all__ as _local_all
 from .selection import *  # noqa: F401,F403
 from .selection import __all__ as _selection_all
+from .query_release import *  # noqa: F401,F403
+from .query_release import __all__ as _query_release_all
 from .sensitivity import *  # noqa: F401,F403
 from .sensitivity import __all__ as _sensitivity_all
 from .sparse_vector import *  # noqa: F401,F403
@@ -34,3 +36,4 @@ from .style import *  # noqa: F401,F403
 from .style import __all__ as _style_all
 
 __all__ = [*_accounting_all, *_attacks_all, *_audit_all, *_composition_all, *_contributions_all, *_exact_all, *_laplace_all, *_learning_all, *_local_all, *_selection_all, *_sensitivity_all, *_sparse_vector_all, *_statistics_all, *_style_all]
+__all__ += _query_release_all

@@ -1,0 +1,99 @@
+"""Figures of chapters/13_query_release.ipynb: workload error, MWEM (the slider), consistency and its bias.
+
+The slider figure works from the Adult histogram over the chapter's public domain (built once and cached)
+and runs one MWEM release per redraw; the per-query Laplace answers do not depend on T and are cached by ε.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from ..data import load_adult
+from ..query_release import ADULT_QUERY_DOMAIN, adult_histogram, laplace_workload, marginal_workload, mwem
+from ..random import make_rng
+from ..validation import check_epsilon, check_int
+from .style import OKABE_ITO, book_style, new_figure
+
+__all__ = ["plot_workload_error", "plot_mwem", "plot_consistency_bias"]
+
+
+@lru_cache(maxsize=1)
+def _adult_workload():
+    counts = adult_histogram(load_adult()).ravel().astype(float)
+    workload, marginals = marginal_workload(tuple(len(v) for v in ADULT_QUERY_DOMAIN.values()), k=2)
+    names = list(ADULT_QUERY_DOMAIN)
+    labels = [" × ".join(names[a][:3] for a in attrs) for attrs in dict.fromkeys(marginals)]
+    return counts, workload, np.array([list(dict.fromkeys(marginals)).index(m) for m in marginals]), labels
+
+
+@lru_cache(maxsize=64)
+def _laplace_errors(epsilon: float, seed: int) -> np.ndarray:
+    counts, workload, _, _ = _adult_workload()
+    return np.abs(laplace_workload(counts, workload, epsilon, rng=make_rng(seed)) - workload @ counts)
+
+
+@book_style
+def plot_workload_error(table: pd.DataFrame, *, title: str = "mean error per query of the 2-way marginals"):
+    """Mean absolute error per query against ε, one line per method (columns of ``table``, ε as its index).
+
+    Defined in: chapters/13_query_release.ipynb
+    """
+    fig, ax = new_figure(width=6.5)
+    markers = "osD^v"
+    for i, method in enumerate(table.columns):
+        ax.plot(table.index, table[method], marker=markers[i % len(markers)], label=method)
+    ax.set(xscale="log", yscale="log", xlabel="ε (δ = 1e-5 for the zCDP methods)", ylabel="mean |error| per query",
+           title=title)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def plot_mwem(epsilon=1.0, rounds=20, seed=2024):
+    """The slider figure: mean error per marginal of MWEM (ε, T rounds) against per-query Laplace noise at ε.
+
+    Both releases are ε-DP; the draws come from ``make_rng(seed)``, so a setting always shows the same picture.
+
+    Defined in: chapters/13_query_release.ipynb
+    """
+    eps = check_epsilon(epsilon)
+    t = check_int(rounds, "rounds", minimum=1, maximum=200)
+    seed = check_int(seed, "seed", minimum=0)
+    counts, workload, marginal, labels = _adult_workload()
+    synthetic = mwem(counts, workload, eps, t, rng=make_rng(seed), total=float(counts.sum()))
+    mwem_err = np.abs(workload @ synthetic - workload @ counts)
+    lap_err = _laplace_errors(eps, seed)
+    return _draw_mwem(labels, marginal, mwem_err, lap_err, eps, t)
+
+
+@book_style
+def _draw_mwem(labels, marginal, mwem_err, lap_err, eps, t):
+    fig, ax = new_figure(width=8.0, height=3.4)
+    pos = np.arange(len(labels))
+    per = [np.bincount(marginal, weights=e) / np.bincount(marginal) for e in (mwem_err, lap_err)]
+    ax.bar(pos - 0.2, per[0], width=0.4, color=OKABE_ITO["vermillion"], label=f"MWEM, T = {t}: mean {mwem_err.mean():.1f}")
+    ax.bar(pos + 0.2, per[1], width=0.4, color=OKABE_ITO["blue"], label=f"per-query Laplace: mean {lap_err.mean():.1f}")
+    ax.set_xticks(pos, labels, rotation=30, ha="right", fontsize=8)
+    ax.set(yscale="log", ylim=(0.3, 3e4), ylabel="mean |error| per query",
+           title=f"the 10 two-way marginals of Adult, both ε-DP at ε = {eps:g}")
+    ax.legend(loc="upper left", fontsize=8)
+    return fig
+
+
+@book_style
+def plot_consistency_bias(true_counts, bias: dict, *, title: str = "bias of each subgroup count, by its true size"):
+    """Mean error (estimate - truth) of each leaf against its true count, one series per method in ``bias``.
+
+    Defined in: chapters/13_query_release.ipynb
+    """
+    truth = np.asarray(true_counts, dtype=float)
+    fig, ax = new_figure(width=6.5)
+    colours = [OKABE_ITO["blue"], OKABE_ITO["orange"], OKABE_ITO["vermillion"]]
+    for (name, values), colour, marker in zip(bias.items(), colours, "os^"):
+        ax.scatter(truth + 1, values, s=18, color=colour, marker=marker, label=name, alpha=0.8)
+    ax.axhline(0.0, color="black", lw=0.8)
+    ax.set(xscale="log", xlabel="true count + 1 (log scale)", ylabel="mean of estimate − truth", title=title)
+    ax.legend(fontsize=8)
+    return fig
