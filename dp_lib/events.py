@@ -16,7 +16,7 @@ See: chapters/03_composition.ipynb (the accountant section)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from numbers import Integral, Real
 
 import numpy as np
@@ -66,13 +66,21 @@ def _part(event, name: str, part) -> None:
 
 
 class DpEvent:
-    """Base class of every privacy event (``isinstance(x, DpEvent)`` tells an event)."""
+    """Base class of every privacy event (``isinstance(x, DpEvent)`` tells an event).
+
+    Its repr is the call that makes the event, without ``neighbours`` when that is the default "add_remove".
+    """
 
     __slots__ = ()
     neighbours: str
 
+    def __repr__(self) -> str:
+        shown = [f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)
+                 if not (f.name == "neighbours" and self.neighbours == "add_remove")]
+        return f"{type(self).__name__}({', '.join(shown)})"
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, repr=False)
 class EpsilonDeltaEvent(DpEvent):
     """A step known only by its guarantee: it is (ε, δ)-DP.
 
@@ -90,8 +98,8 @@ class EpsilonDeltaEvent(DpEvent):
 
     Examples
     --------
-    >>> EpsilonDeltaEvent(0.5, 1e-6)
-    EpsilonDeltaEvent(epsilon=0.5, delta=1e-06, neighbours='add_remove')
+    >>> EpsilonDeltaEvent(0.5, 1e-6), EpsilonDeltaEvent(1.0, neighbours='replace_one')
+    (EpsilonDeltaEvent(epsilon=0.5, delta=1e-06), EpsilonDeltaEvent(epsilon=1.0, delta=0.0, neighbours='replace_one'))
     """
 
     epsilon: float
@@ -104,7 +112,7 @@ class EpsilonDeltaEvent(DpEvent):
         _neighbours(self)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class LaplaceEvent(DpEvent):
     """Laplace noise of scale b on a query of L1 sensitivity Δ: ε = Δ/b.
 
@@ -125,7 +133,7 @@ class LaplaceEvent(DpEvent):
     --------
     >>> event = LaplaceEvent(scale=2.0)
     >>> event, event.epsilon
-    (LaplaceEvent(scale=2.0, sensitivity=1.0, neighbours='add_remove'), 0.5)
+    (LaplaceEvent(scale=2.0, sensitivity=1.0), 0.5)
     """
 
     scale: float
@@ -145,7 +153,7 @@ class LaplaceEvent(DpEvent):
         return self.sensitivity / self.scale
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class GaussianEvent(DpEvent):
     """Gaussian noise of standard deviation σ on a query of L2 sensitivity Δ: ρ = Δ²/(2σ²) zCDP.
 
@@ -187,7 +195,7 @@ class GaussianEvent(DpEvent):
         return (self.sensitivity / self.sigma) ** 2 / 2.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class RandomizedResponseEvent(DpEvent):
     """Binary randomized response that tells the truth with probability e^ε/(1 + e^ε).
 
@@ -208,7 +216,7 @@ class RandomizedResponseEvent(DpEvent):
     Examples
     --------
     >>> RandomizedResponseEvent(1.0)
-    RandomizedResponseEvent(epsilon=1.0, neighbours='add_remove')
+    RandomizedResponseEvent(epsilon=1.0)
     """
 
     epsilon: float
@@ -219,7 +227,7 @@ class RandomizedResponseEvent(DpEvent):
         _neighbours(self)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ZcdpEvent(DpEvent):
     """Any step known to be ρ-zCDP.
 
@@ -238,7 +246,7 @@ class ZcdpEvent(DpEvent):
     Examples
     --------
     >>> ZcdpEvent(0.5)
-    ZcdpEvent(rho=0.5, neighbours='add_remove')
+    ZcdpEvent(rho=0.5)
     """
 
     rho: float
@@ -249,7 +257,7 @@ class ZcdpEvent(DpEvent):
         _neighbours(self)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PoissonSampled(DpEvent):
     """``event`` applied to a Poisson sample: each record is kept independently with probability q.
 
@@ -269,7 +277,7 @@ class PoissonSampled(DpEvent):
     Examples
     --------
     >>> PoissonSampled(0.01, GaussianEvent(4.0))
-    PoissonSampled(q=0.01, event=GaussianEvent(sigma=4.0, sensitivity=1.0, neighbours='add_remove'), neighbours='add_remove')
+    PoissonSampled(q=0.01, event=GaussianEvent(sigma=4.0, sensitivity=1.0))
     """
 
     q: float
@@ -282,7 +290,7 @@ class PoissonSampled(DpEvent):
         _part(self, "event", self.event)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Composed(DpEvent):
     """The events of a non-empty sequence, applied one after the other (any list or tuple; stored as a tuple).
 
@@ -302,7 +310,7 @@ class Composed(DpEvent):
     Examples
     --------
     >>> Composed([LaplaceEvent(1.0), RandomizedResponseEvent(0.5)]).events[1]
-    RandomizedResponseEvent(epsilon=0.5, neighbours='add_remove')
+    RandomizedResponseEvent(epsilon=0.5)
     """
 
     events: tuple
@@ -319,7 +327,7 @@ class Composed(DpEvent):
             _part(self, f"events[{i}]", part)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Repeated(DpEvent):
     """``event`` run ``count`` times (count-fold self-composition).
 

@@ -102,3 +102,11 @@ def test_check_event_and_check_label():
     assert check_label(None, 2) == "charge 2" and check_label("x", 2) == "x"
     with pytest.raises(TypeError, match="label"):
         check_label(3, 1)
+
+
+def test_repr_is_the_call_and_names_the_relation_only_when_it_is_not_the_default():
+    assert repr(LaplaceEvent(2.0)) == "LaplaceEvent(scale=2.0, sensitivity=1.0)"
+    replace = Repeated(ZcdpEvent(0.5, neighbours="replace_one"), 3, neighbours="replace_one")
+    assert repr(replace) == ("Repeated(event=ZcdpEvent(rho=0.5, neighbours='replace_one'), count=3, "
+                             "neighbours='replace_one')")
+    assert eval(repr(replace)) == replace
