@@ -29,6 +29,8 @@ from .validation import check_finite_array, check_int, check_positive, check_siz
 __all__ = [
     "sample_discrete_laplace",
     "sample_discrete_gaussian",
+    "sample_discrete_laplace_vectorised",
+    "sample_discrete_gaussian_vectorised",
     "discrete_laplace_pmf",
     "discrete_gaussian_pmf",
     "discrete_laplace_variance",
@@ -49,6 +51,14 @@ def _rational(value, name) -> Fraction:
         return value
     x = check_positive(value, name)  # refuses bools, strings, NaN, inf and values <= 0
     return Fraction(int(value)) if isinstance(value, (int, np.integer)) else Fraction(x)
+
+
+def _check_scale(scale: Fraction, name: str) -> Fraction:
+    """A discrete Laplace scale t/s with t, s < 2**62 (numpy's integer draws), else a ValueError naming ``name``."""
+    if scale.numerator >= _INT_LIMIT or scale.denominator >= _INT_LIMIT:
+        raise ValueError(f"{name} must give a noise scale t/s with t, s < 2**62 (pass a Fraction with smaller "
+                         "terms, or a less extreme value)")
+    return scale
 
 
 def _count(size):
@@ -152,10 +162,7 @@ def _bernoulli_exp_int(whole, rng):
 
 def _discrete_laplace(scale: Fraction, n: int, rng, name: str = "scale") -> np.ndarray:
     """n draws with P(z) proportional to exp(-|z|/scale), scale = t/s (CKS20 Algorithm 2)."""
-    t, s = scale.numerator, scale.denominator
-    if t >= _INT_LIMIT or s >= _INT_LIMIT:
-        raise ValueError(f"{name} must give a noise scale t/s with t, s < 2**62 (pass a Fraction with smaller "
-                         "terms, or a less extreme value)")
+    t, s = _check_scale(scale, name).numerator, scale.denominator
     out = np.zeros(n, dtype=np.int64)
     pending = np.arange(n)
     while pending.size:
@@ -201,14 +208,76 @@ def _discrete_gaussian(sigma2: Fraction, n: int, rng, name: str = "sigma") -> np
     return out
 
 
+# --- Canonne, Kamath & Steinke (2020), Algorithms 1-3, one draw at a time, in Python integers --------------
+
+def _bernoulli_one(num: int, den: int, rng) -> bool:
+    """Bernoulli(num/den) exactly: U uniform on {0, ..., den-1}, return U < num (for den beyond int64: U's base-2**62
+    digits against those of num/den, one digit at a time, as far as they tie)."""
+    if den < _INT_LIMIT:
+        return int(rng.integers(0, den)) < num
+    while True:
+        digit = (num << 62) // den  # the next base-2**62 digit of num/den
+        r = int(rng.integers(0, _INT_LIMIT))
+        if r != digit:
+            return r < digit
+        num = (num << 62) - digit * den
+
+
+def _bernoulli_exp_one(num: int, den: int, rng) -> bool:
+    """Bernoulli(exp(-γ)) for γ = num/den in [0, 1] (CKS20 Algorithm 1)."""
+    k = 1  # γ in [0, 1]: A_k ~ Bernoulli(γ/k) for k = 1, 2, ... until one is 0; exp(-γ) is P(that k is odd)
+    while (int(rng.integers(0, k)) == 0) & _bernoulli_one(num, den, rng):  # Bernoulli(1/k), Bernoulli(γ): both drawn
+        k += 1
+    return k % 2 == 1
+
+
+def _bernoulli_exp_any(num: int, den: int, rng) -> bool:
+    """Bernoulli(exp(-γ)) for any γ = num/den >= 0: ⌊γ⌋ Bernoulli(exp(-1)) successes in a row, then
+    Bernoulli(exp(-(γ - ⌊γ⌋))) (CKS20 Algorithm 1, the case γ > 1)."""
+    whole, frac = divmod(num, den)
+    for _ in range(whole):
+        if not _bernoulli_exp_one(1, 1, rng):
+            return False
+    return _bernoulli_exp_one(frac, den, rng)
+
+
+def _discrete_laplace_one(t: int, s: int, rng) -> int:
+    """One draw with P(z) proportional to exp(-|z| s/t), i.e. scale t/s (CKS20 Algorithm 2)."""
+    while True:
+        u = int(rng.integers(0, t))  # U uniform on {0, ..., t-1}
+        if not _bernoulli_exp_one(u, t, rng):  # D ~ Bernoulli(exp(-U/t)); reject if 0
+            continue
+        v = 0  # V ~ Geometric(1 - exp(-1)): successes of Bernoulli(exp(-1)) before the first failure
+        while _bernoulli_exp_one(1, 1, rng):
+            v += 1
+        y = (u + t * v) // s  # X = U + tV is Geometric(1 - exp(-1/t)); Y = floor(X/s)
+        b = int(rng.integers(0, 2))  # a random sign B
+        if not (b == 1 and y == 0):  # (B = 1, Y = 0) would count 0 twice: reject
+            return (1 - 2 * b) * y
+
+
+def _discrete_gaussian_one(p: int, q: int, rng) -> int:
+    """One draw with P(z) proportional to exp(-z^2/(2σ²)), σ² = p/q (CKS20 Algorithm 3)."""
+    t = math.isqrt(p // q) + 1  # t = ⌊σ⌋ + 1
+    while True:
+        y = _discrete_laplace_one(t, 1, rng)  # a discrete Laplace proposal of scale t
+        # accept with probability exp(-(|Y| - σ²/t)² / (2σ²)) = exp(-num/den)
+        if _bernoulli_exp_any((abs(y) * q * t - p) ** 2, 2 * p * q * t * t, rng):
+            return y
+
+
 def sample_discrete_laplace(scale: int | float | Fraction, size: int | tuple[int, ...] | None = None, *,
                             rng: np.random.Generator) -> int | np.ndarray:
     """Draw exact discrete Laplace noise: P(Z = z) = (1 - p)/(1 + p) p^|z|, p = exp(-1/scale), z in Z.
 
+    Canonne, Kamath & Steinke's Algorithm 2 (with Algorithm 1 for its Bernoulli(exp(-γ)) coins), one draw
+    after another, in Python integers (``_discrete_laplace_one``). ``sample_discrete_laplace_vectorised``
+    draws the same law for many draws at once (and, for one draw, the very same value).
+
     Parameters
     ----------
     scale : int, Fraction or float > 0, the scale t (converted to an exact rational t = a/b with a, b < 2**62).
-    size : None, int or tuple; None gives one Python int.
+    size : None, int or tuple (at most 2**30 draws); None gives one Python int.
     rng : numpy.random.Generator (keyword-only, required). PCG64 is not a cryptographically
         secure generator; see the module docstring for how a deployment supplies one.
 
@@ -224,23 +293,28 @@ def sample_discrete_laplace(scale: int | float | Fraction, size: int | tuple[int
     Examples
     --------
     >>> from dp_lib import make_rng
-    >>> z = sample_discrete_laplace(2, size=100_000, rng=make_rng(1))
-    >>> round(float(z.var()), 1), round(discrete_laplace_variance(2), 1)
-    (7.8, 7.8)
+    >>> z = sample_discrete_laplace(2, size=20_000, rng=make_rng(1))
+    >>> round(float(z.var()), 0), round(discrete_laplace_variance(2), 1)
+    (8.0, 7.8)
     """
-    t = _rational(scale, "scale")
-    n = _count(size)
-    return _shaped(_discrete_laplace(t, n, check_rng(rng)), size)
+    t = _check_scale(_rational(scale, "scale"), "scale")
+    n, rng = _count(size), check_rng(rng)
+    return _shaped(np.array([_discrete_laplace_one(t.numerator, t.denominator, rng) for _ in range(n)],
+                            dtype=np.int64), size)
 
 
 def sample_discrete_gaussian(sigma: int | float | Fraction, size: int | tuple[int, ...] | None = None, *,
                              rng: np.random.Generator) -> int | np.ndarray:
     """Draw exact discrete Gaussian noise: P(Z = z) proportional to exp(-z^2 / (2 sigma^2)), z in Z.
 
+    Canonne, Kamath & Steinke's Algorithm 3 (a discrete Laplace proposal, accepted with probability
+    exp(-(|Y| - σ²/t)²/(2σ²))), one draw after another (``_discrete_gaussian_one``).
+    ``sample_discrete_gaussian_vectorised`` draws the same law for many draws at once.
+
     Parameters
     ----------
     sigma : int, Fraction or float > 0; sigma^2 is formed exactly as a rational.
-    size : None, int or tuple; None gives one Python int.
+    size : None, int or tuple (at most 2**30 draws); None gives one Python int.
     rng : numpy.random.Generator (keyword-only, required; PCG64 is not a CSPRNG, see the module docstring).
 
     Returns
@@ -255,7 +329,79 @@ def sample_discrete_gaussian(sigma: int | float | Fraction, size: int | tuple[in
     Examples
     --------
     >>> from dp_lib import make_rng
-    >>> z = sample_discrete_gaussian(3, size=100_000, rng=make_rng(1))
+    >>> z = sample_discrete_gaussian(3, size=20_000, rng=make_rng(1))
+    >>> round(float(z.var()), 0)
+    9.0
+    """
+    s = _rational(sigma, "sigma")
+    n, rng = _count(size), check_rng(rng)
+    sigma2 = s * s
+    _check_scale(Fraction(math.isqrt(sigma2.numerator // sigma2.denominator) + 1), "sigma")  # the proposal's t
+    return _shaped(np.array([_discrete_gaussian_one(sigma2.numerator, sigma2.denominator, rng) for _ in range(n)],
+                            dtype=np.int64), size)
+
+
+def sample_discrete_laplace_vectorised(scale: int | float | Fraction, size: int | tuple[int, ...] | None = None, *,
+                            rng: np.random.Generator) -> int | np.ndarray:
+    """``sample_discrete_laplace`` for many draws at once: all pending draws advance together (masks).
+
+    The same law as ``sample_discrete_laplace`` (tested), and for ``size=None`` the same value from the same
+    generator; many draws consume the generator in another order. The fast form behind the mechanisms.
+
+    Parameters
+    ----------
+    scale : int, Fraction or float > 0, the scale t (converted to an exact rational t = a/b with a, b < 2**62).
+    size : None, int or tuple; None gives one Python int.
+    rng : numpy.random.Generator (keyword-only, required). PCG64 is not a cryptographically
+        secure generator; see the module docstring for how a deployment supplies one.
+
+    Returns
+    -------
+    int, or an int64 array of shape ``size``.
+
+    Privacy: none by itself; added to an integer query of sensitivity Δ with scale Δ/ε it is
+    ε-DP (see ``discrete_laplace_mech``). Only integer arithmetic decides the output.
+
+    Used in: chapters/09_exact_noise.ipynb, through ``discrete_laplace_mech``
+
+    Examples
+    --------
+    >>> from dp_lib import make_rng
+    >>> z = sample_discrete_laplace_vectorised(2, size=100_000, rng=make_rng(1))
+    >>> round(float(z.var()), 1), round(discrete_laplace_variance(2), 1)
+    (7.8, 7.8)
+    """
+    t = _rational(scale, "scale")
+    n = _count(size)
+    return _shaped(_discrete_laplace(t, n, check_rng(rng)), size)
+
+
+def sample_discrete_gaussian_vectorised(sigma: int | float | Fraction, size: int | tuple[int, ...] | None = None, *,
+                             rng: np.random.Generator) -> int | np.ndarray:
+    """``sample_discrete_gaussian`` for many draws at once: all pending draws advance together (masks).
+
+    The same law as ``sample_discrete_gaussian`` (tested), and for ``size=None`` the same value from the same
+    generator. The fast form behind ``discrete_gaussian_mech``.
+
+    Parameters
+    ----------
+    sigma : int, Fraction or float > 0; sigma^2 is formed exactly as a rational.
+    size : None, int or tuple; None gives one Python int.
+    rng : numpy.random.Generator (keyword-only, required; PCG64 is not a CSPRNG, see the module docstring).
+
+    Returns
+    -------
+    int, or an int64 array of shape ``size``.
+
+    Privacy: none by itself; added to an integer query of L2 sensitivity Δ it is
+    Δ²/(2σ²)-zCDP (Canonne, Kamath & Steinke 2020; see ``discrete_gaussian_mech``).
+
+    Used in: chapters/09_exact_noise.ipynb, through ``discrete_gaussian_mech``
+
+    Examples
+    --------
+    >>> from dp_lib import make_rng
+    >>> z = sample_discrete_gaussian_vectorised(3, size=100_000, rng=make_rng(1))
     >>> round(float(z.var()), 1)
     9.0
     """

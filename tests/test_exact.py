@@ -15,7 +15,8 @@ from scipy import stats
 from dp_lib import (ThresholdEvent, discrete_gaussian_mech, discrete_gaussian_pmf, discrete_gaussian_variance,
                     discrete_laplace_mech, discrete_laplace_pmf, discrete_laplace_variance, distinguishing_share,
                     epsilon_lower_bound, laplace_cdf, laplace_mech, laplace_output_at, laplace_reachable, make_rng,
-                    sample_discrete_gaussian, sample_discrete_laplace, snapping_mech)
+                    sample_discrete_gaussian, sample_discrete_gaussian_vectorised, sample_discrete_laplace,
+                    sample_discrete_laplace_vectorised, snapping_mech)
 
 ALPHA = 1e-3
 N = 100_000
@@ -26,8 +27,9 @@ def chi2_pvalue(draws, pmf):
 
     Bins: every integer whose expected count is >= 5, plus the two pooled tails.
     """
+    n = draws.size
     k = np.arange(draws.min() - 1, draws.max() + 2)
-    expected = N * pmf(k)
+    expected = n * pmf(k)
     keep = k[expected >= 5]
     lo, hi = keep.min(), keep.max()
     inner = np.arange(lo, hi + 1)
@@ -37,37 +39,58 @@ def chi2_pvalue(draws, pmf):
     p_low = pmf(np.arange(lo - 2000, lo)).sum()  # tails beyond 2000 are below 1e-80 for these scales
     p_high = pmf(np.arange(hi + 1, hi + 2001)).sum()
     probs = np.concatenate([[p_low], p_inner, [p_high]])
-    return stats.chisquare(observed, N * probs / probs.sum()).pvalue
+    return stats.chisquare(observed, n * probs / probs.sum()).pvalue
 
 
 LAPLACE_SCALES = [1, 10, Fraction(7, 3), 0.3, 2.5]
+
+
+@pytest.mark.parametrize("scale", [1, Fraction(7, 3), 0.3, 10], ids=str)
+def test_readable_samplers_match_their_pmf(scale, rng):
+    """The step-by-step forms (CKS20 Algorithms 1-3, one draw at a time), at 20,000 draws: the same laws."""
+    z = sample_discrete_laplace(scale, size=20_000, rng=rng)
+    assert z.dtype == np.int64 and chi2_pvalue(z, lambda k: discrete_laplace_pmf(k, float(scale))) > ALPHA
+    g = sample_discrete_gaussian(scale, size=10_000, rng=rng)
+    assert chi2_pvalue(g, lambda k: discrete_gaussian_pmf(k, float(scale))) > ALPHA
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_one_draw_is_the_same_value_in_both_forms(seed):
+    """For size=None the vectorised samplers consume the generator exactly as the paper's loop: the same draw
+    (and so the mechanisms, which use the vectorised form, agree with a hand-written count + noise)."""
+    for scale in (1, 2, 0.1, Fraction(7, 3), 37.5):
+        assert sample_discrete_laplace(scale, rng=make_rng(seed)) == \
+            sample_discrete_laplace_vectorised(scale, rng=make_rng(seed))
+    for sigma in (1, 3.7, 0.5, Fraction(1, 3), 200.0):  # 3.7 and 0.5: denominators beyond int64
+        assert sample_discrete_gaussian(sigma, rng=make_rng(seed)) == \
+            sample_discrete_gaussian_vectorised(sigma, rng=make_rng(seed))
 GAUSS_SIGMAS = [1, 10, 3.7, 0.3, Fraction(5, 2)]  # 3.7 and 0.3 take the big-integer path
 
 
 @pytest.mark.parametrize("scale", LAPLACE_SCALES, ids=str)
 def test_discrete_laplace_matches_pmf(scale, rng):
-    z = sample_discrete_laplace(scale, size=N, rng=rng)
+    z = sample_discrete_laplace_vectorised(scale, size=N, rng=rng)
     assert z.dtype == np.int64 and z.shape == (N,)
     assert chi2_pvalue(z, lambda k: discrete_laplace_pmf(k, float(scale))) > ALPHA
 
 
 @pytest.mark.parametrize("sigma", GAUSS_SIGMAS, ids=str)
 def test_discrete_gaussian_matches_pmf(sigma, rng):
-    z = sample_discrete_gaussian(sigma, size=N, rng=rng)
+    z = sample_discrete_gaussian_vectorised(sigma, size=N, rng=rng)
     assert chi2_pvalue(z, lambda k: discrete_gaussian_pmf(k, float(sigma))) > ALPHA
 
 
 def test_wrong_scale_is_rejected(rng):
     """Power: the same χ² test rejects draws whose scale is 10 % off."""
-    z = sample_discrete_laplace(2, size=N, rng=rng)
+    z = sample_discrete_laplace_vectorised(2, size=N, rng=rng)
     assert chi2_pvalue(z, lambda k: discrete_laplace_pmf(k, 2.2)) < ALPHA
-    g = sample_discrete_gaussian(3, size=N, rng=rng)
+    g = sample_discrete_gaussian_vectorised(3, size=N, rng=rng)
     assert chi2_pvalue(g, lambda k: discrete_gaussian_pmf(k, 3.3)) < ALPHA
 
 
 @pytest.mark.parametrize("scale", [1, 4.5])
 def test_discrete_laplace_variance_and_tails(scale, rng):
-    z = sample_discrete_laplace(scale, size=N, rng=rng)
+    z = sample_discrete_laplace_vectorised(scale, size=N, rng=rng)
     p = np.exp(-1 / scale)
     k = np.arange(-3000, 3001)
     pmf = discrete_laplace_pmf(k, scale)
@@ -83,7 +106,7 @@ def test_discrete_laplace_variance_and_tails(scale, rng):
 
 @pytest.mark.parametrize("sigma", [0.5, 2, 6.5])
 def test_discrete_gaussian_variance_and_tails(sigma, rng):
-    z = sample_discrete_gaussian(sigma, size=N, rng=rng)
+    z = sample_discrete_gaussian_vectorised(sigma, size=N, rng=rng)
     var = discrete_gaussian_variance(sigma)
     assert var <= sigma**2 + 1e-12  # CKS20: the variance is below sigma^2
     k = np.arange(-400, 401)
