@@ -12,9 +12,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .random import check_rng
-from .validation import check_epsilon, check_finite_array, check_int
+from .validation import check_epsilon, check_finite_array, check_int, check_probability
 
 __all__ = ["TableRelease", "private_table", "table_from_counts", "chi_square_statistic", "classical_p_value",
            "independence_test", "rejection_rate"]
@@ -24,9 +25,18 @@ __all__ = ["TableRelease", "private_table", "table_from_counts", "chi_square_sta
 class TableRelease:
     """A noisy 2×2 table (rows: groups, columns: outcome False/True), cells clipped at 0; ``table`` is (..., 2, 2).
 
+    Parameters
+    ----------
+    table : array (..., 2, 2), the released cells.
+    epsilon : the ε of the release.
+
+    Returns
+    -------
+    A frozen record; ``scale`` is the Laplace scale of each cell.
+
     Privacy: a record of ``private_table``; releasing it costs nothing more.
 
-    Defined in: chapters/11_private_statistics.ipynb
+    Used in: chapters/11_private_statistics.ipynb, through ``private_table``
 
     Examples
     --------
@@ -50,7 +60,8 @@ def _flags(values, name: str) -> np.ndarray:
     return raw == 1
 
 
-def private_table(groups, outcomes, epsilon: float, *, rng: np.random.Generator) -> TableRelease:
+def private_table(groups: ArrayLike, outcomes: ArrayLike, epsilon: float, *,
+                  rng: np.random.Generator) -> TableRelease:
     """Release the 2×2 table of (group, outcome) counts with Laplace(1/ε) noise in every cell.
 
     Parameters
@@ -83,12 +94,22 @@ def private_table(groups, outcomes, epsilon: float, *, rng: np.random.Generator)
     return table_from_counts(counts, epsilon, rng=rng)
 
 
-def table_from_counts(counts, epsilon: float, *, rng: np.random.Generator) -> TableRelease:
+def table_from_counts(counts: ArrayLike, epsilon: float, *, rng: np.random.Generator) -> TableRelease:
     """``private_table`` from exact counts of shape (..., 2, 2): one release per table.
+
+    Parameters
+    ----------
+    counts : array (..., 2, 2) of exact counts.
+    epsilon : float > 0 (at least 1e-250).
+    rng : numpy.random.Generator (keyword-only, required).
+
+    Returns
+    -------
+    TableRelease
 
     Privacy: as ``private_table`` (each table ε-DP for add/remove-one neighbours, in exact arithmetic).
 
-    Defined in: chapters/11_private_statistics.ipynb
+    Used in: chapters/11_private_statistics.ipynb, through ``private_table``
 
     Examples
     --------
@@ -97,18 +118,28 @@ def table_from_counts(counts, epsilon: float, *, rng: np.random.Generator) -> Ta
     [[10.0, 20.0], [30.0, 40.0]]
     """
     exact, eps = check_finite_array(counts, "counts"), check_epsilon(epsilon)
+    if not 1 / eps < 1e250:
+        raise ValueError(f"epsilon must be at least 1e-250 (the noise scale is 1/ε), got {epsilon!r}")
     if exact.shape[-2:] != (2, 2):
         raise ValueError(f"counts must have shape (..., 2, 2), got {exact.shape}")
     noisy = exact + check_rng(rng).laplace(0.0, 1 / eps, exact.shape)
     return TableRelease(np.maximum(noisy, 0.0), eps)
 
 
-def chi_square_statistic(table) -> np.ndarray:
+def chi_square_statistic(table: ArrayLike) -> float | np.ndarray:
     """Pearson's χ² = Σ (observed - expected)²/expected of 2×2 tables (..., 2, 2); 0 where a margin is empty.
+
+    Parameters
+    ----------
+    table : array (..., 2, 2) of non-negative numbers.
+
+    Returns
+    -------
+    float or array of the leading shape.
 
     Privacy: post-processing when ``table`` is a release.
 
-    Defined in: chapters/11_private_statistics.ipynb
+    Used in: chapters/11_private_statistics.ipynb, through ``independence_test``
 
     Examples
     --------
@@ -116,6 +147,8 @@ def chi_square_statistic(table) -> np.ndarray:
     8.333
     """
     t = check_finite_array(table, "table")
+    if t.shape[-2:] != (2, 2):
+        raise ValueError(f"table must have shape (..., 2, 2), got {t.shape}")
     total = t.sum(axis=(-2, -1), keepdims=True)
     expected = t.sum(axis=-1, keepdims=True) * t.sum(axis=-2, keepdims=True) / np.maximum(total, 1e-300)
     safe = np.where(expected > 0, expected, 1.0)
@@ -123,12 +156,20 @@ def chi_square_statistic(table) -> np.ndarray:
     return stat if stat.ndim else float(stat)
 
 
-def classical_p_value(statistic) -> np.ndarray:
+def classical_p_value(statistic: ArrayLike) -> float | np.ndarray:
     """The classical p-value P(χ²₁ ≥ statistic) = erfc(√(statistic/2)): valid WITHOUT noise, wrong with it.
+
+    Parameters
+    ----------
+    statistic : float or array, χ² values (negative values count as 0).
+
+    Returns
+    -------
+    float or array of p-values.
 
     Privacy: post-processing.
 
-    Defined in: chapters/11_private_statistics.ipynb
+    Used in: chapters/11_private_statistics.ipynb, through ``rejection_rate``
 
     Examples
     --------
@@ -140,14 +181,24 @@ def classical_p_value(statistic) -> np.ndarray:
     return p if p.ndim else float(p)
 
 
-def independence_test(release: TableRelease, *, rng: np.random.Generator, draws: int = 1000):
+def independence_test(release: TableRelease, *, rng: np.random.Generator, draws: int = 1000) -> tuple:
     """Monte Carlo p-value of the private χ² statistic under independence (Gaboardi et al. 2016, MC test).
 
     The null model: n̂ = the noisy total, row and column shares from the noisy margins, cells multinomial with
     the product of the shares; each of ``draws`` null tables gets Laplace(1/ε) per cell and the same clipping.
     p = (1 + #{null statistic >= observed}) / (1 + draws).
 
-    Returns (statistic, p_value), floats or arrays (one per release table). Privacy: post-processing.
+    Parameters
+    ----------
+    release : TableRelease (one table or many).
+    rng : numpy.random.Generator (keyword-only, required).
+    draws : int >= 1, the number of null tables per release.
+
+    Returns
+    -------
+    (statistic, p_value), floats or arrays (one per release table).
+
+    Privacy: post-processing of the release.
 
     Defined in: chapters/11_private_statistics.ipynb
 
@@ -166,7 +217,7 @@ def independence_test(release: TableRelease, *, rng: np.random.Generator, draws:
     total = np.maximum(t.sum(axis=(-2, -1)), 1.0)
     cells = (t.sum(axis=-1)[..., :, None] * t.sum(axis=-2)[..., None, :]) / total[..., None, None] ** 2
     cells = np.where(cells.sum(axis=(-2, -1), keepdims=True) > 0, cells, 0.25).reshape(t.shape[:-2] + (1, 4))
-    n = np.round(total).astype(np.int64)[..., None]
+    n = np.round(np.minimum(total, 2.0**53)).astype(np.int64)[..., None]       # n̂ (capped where a float is exact)
     null = generator.multinomial(n, np.broadcast_to(cells, t.shape[:-2] + (b, 4))).reshape(t.shape[:-2] + (b, 2, 2))
     null_stat = chi_square_statistic(table_from_counts(null, release.epsilon, rng=generator).table)
     stat = np.asarray(chi_square_statistic(t))
@@ -174,11 +225,23 @@ def independence_test(release: TableRelease, *, rng: np.random.Generator, draws:
     return (float(stat), float(p)) if stat.ndim == 0 else (stat, p)
 
 
-def rejection_rate(cell_probabilities, n: int, epsilon: float, trials: int, *, rng: np.random.Generator,
+def rejection_rate(cell_probabilities: ArrayLike, n: int, epsilon: float, trials: int, *, rng: np.random.Generator,
                    alpha: float = 0.05, draws: int = 500) -> dict:
     """Share of ``trials`` data sets of size ``n`` (drawn from ``cell_probabilities``) whose test rejects at ``alpha``.
 
-    Returns {"private": rate of the Monte Carlo test, "classical": rate of the χ²₁ p-value on the noisy table,
+    Parameters
+    ----------
+    cell_probabilities : 2×2 probabilities summing to 1 (independence: an outer product).
+    n : int >= 1, the size of each data set.
+    epsilon : float > 0, the release's ε.
+    trials : int, the number of simulated data sets.
+    rng : numpy.random.Generator (keyword-only, required).
+    alpha : float in [0, 1], the level.
+    draws : int, null tables per Monte Carlo test.
+
+    Returns
+    -------
+    {"private": rate of the Monte Carlo test, "classical": rate of the χ²₁ p-value on the noisy table,
     "trials": trials}. Under independence the rates measure the size, otherwise the power.
 
     Privacy: a simulation on public probabilities: nothing private is released.
@@ -194,11 +257,11 @@ def rejection_rate(cell_probabilities, n: int, epsilon: float, trials: int, *, r
     probs = check_finite_array(cell_probabilities, "cell_probabilities")
     if probs.shape != (2, 2) or np.any(probs < 0) or not math.isclose(probs.sum(), 1.0, abs_tol=1e-9):
         raise ValueError("cell_probabilities must be a 2×2 table of probabilities that sum to 1")
-    generator = check_rng(rng)
+    generator, level = check_rng(rng), check_probability(alpha, "alpha")
     size, runs = check_int(n, "n", minimum=1), check_int(trials, "trials", minimum=1, maximum=10**5)
     exact = generator.multinomial(size, probs.ravel() / probs.sum(), runs).reshape(runs, 2, 2)
     release = table_from_counts(exact, epsilon, rng=generator)
     _, p_private = independence_test(release, rng=generator, draws=draws)
     p_classical = classical_p_value(chi_square_statistic(release.table))
-    return {"private": float(np.mean(p_private <= alpha)), "classical": float(np.mean(p_classical <= alpha)),
+    return {"private": float(np.mean(p_private <= level)), "classical": float(np.mean(p_classical <= level)),
             "trials": runs}

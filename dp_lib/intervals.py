@@ -12,9 +12,10 @@ from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from .audit import clopper_pearson
-from .random import check_rng
+from .random import check_rng, make_rng
 from .statistics import MeanRelease, ProportionRelease, mean_from_sums, proportion_from_counts
 from .validation import check_finite_array, check_int, check_probability
 
@@ -32,8 +33,16 @@ def _estimate(release):
     return np.asarray(release.mean if isinstance(release, MeanRelease) else release.proportion, dtype=float)
 
 
-def sampling_variance(release) -> np.ndarray:
+def sampling_variance(release: MeanRelease | ProportionRelease) -> np.ndarray:
     """Plug-in variance of the estimate from sampling alone: s²/n for a mean, p(1 - p)/n for a proportion.
+
+    Parameters
+    ----------
+    release : MeanRelease or ProportionRelease (floats or arrays).
+
+    Returns
+    -------
+    numpy array (0-d for a single release).
 
     Privacy: post-processing of the release.
 
@@ -50,11 +59,19 @@ def sampling_variance(release) -> np.ndarray:
     return np.asarray(spread, dtype=float) / np.asarray(r.count, dtype=float)
 
 
-def noise_variance(release) -> np.ndarray:
+def noise_variance(release: MeanRelease | ProportionRelease) -> np.ndarray:
     """Variance the DP noise adds to the estimate (delta method on the ratio of noisy sums).
 
     Mean: (2·b_sum² + d²·2·b_count²)/n² with d the centred mean. Proportion p = c₁/(c₁ + c₀), Laplace(b) on each:
     2b²((1 - p)² + p²)/n².
+
+    Parameters
+    ----------
+    release : MeanRelease or ProportionRelease (floats or arrays).
+
+    Returns
+    -------
+    numpy array (0-d for a single release).
 
     Privacy: post-processing of the release (the scales are public).
 
@@ -78,10 +95,19 @@ def _z(confidence) -> float:
     return NormalDist().inv_cdf((1 + check_probability(confidence, "confidence", low_open=True, high_open=True)) / 2)
 
 
-def naive_interval(release, confidence: float = 0.95) -> tuple:
+def naive_interval(release: MeanRelease | ProportionRelease, confidence: float = 0.95) -> tuple:
     """estimate ± z·√(sampling variance): the textbook interval that IGNORES the DP noise (it undercovers).
 
-    Returns (low, high), floats or arrays. Privacy: post-processing of the release.
+    Parameters
+    ----------
+    release : MeanRelease or ProportionRelease (floats or arrays).
+    confidence : float in (0, 1).
+
+    Returns
+    -------
+    (low, high), floats or arrays.
+
+    Privacy: post-processing of the release.
 
     Defined in: chapters/11_private_statistics.ipynb
 
@@ -95,10 +121,19 @@ def naive_interval(release, confidence: float = 0.95) -> tuple:
     return _estimate(release) - half, _estimate(release) + half
 
 
-def noise_aware_interval(release, confidence: float = 0.95) -> tuple:
+def noise_aware_interval(release: MeanRelease | ProportionRelease, confidence: float = 0.95) -> tuple:
     """estimate ± z·√(sampling variance + noise variance): the normal interval that adds the known DP noise.
 
-    Returns (low, high), floats or arrays. Privacy: post-processing of the release.
+    Parameters
+    ----------
+    release : MeanRelease or ProportionRelease (floats or arrays).
+    confidence : float in (0, 1).
+
+    Returns
+    -------
+    (low, high), floats or arrays.
+
+    Privacy: post-processing of the release.
 
     Defined in: chapters/11_private_statistics.ipynb
 
@@ -125,14 +160,26 @@ def _bootstrap_estimates(r, draws: int, rng) -> np.ndarray:
                           rng=rng).mean
 
 
-def bootstrap_interval(release, confidence: float = 0.95, *, rng: np.random.Generator, draws: int = 1000) -> tuple:
+def bootstrap_interval(release: MeanRelease | ProportionRelease, confidence: float = 0.95, *, rng: np.random.Generator,
+                       draws: int = 1000) -> tuple:
     """Parametric bootstrap (Ferrando, Wang & Sheldon 2022): the basic interval [2θ̂ - q_hi, 2θ̂ - q_lo].
 
     The fitted model (Binomial(n̂, p̂) for a proportion; n̂ values of mean θ̂ and variance s² for a mean, their sum
     drawn by the central limit theorem) generates ``draws`` data sets; the SAME mechanism, noise included, is run
     on each; q_lo, q_hi are the (1 ∓ confidence)/2 quantiles of those estimates.
 
-    Returns (low, high), floats or arrays. Privacy: post-processing of the release (only public scales and
+    Parameters
+    ----------
+    release : MeanRelease or ProportionRelease (floats or arrays).
+    confidence : float in (0, 1).
+    rng : numpy.random.Generator (keyword-only, required).
+    draws : int >= 2, bootstrap data sets per release.
+
+    Returns
+    -------
+    (low, high), floats or arrays.
+
+    Privacy: post-processing of the release (only public scales and
     released values are used).
 
     Defined in: chapters/11_private_statistics.ipynb
@@ -153,8 +200,17 @@ def bootstrap_interval(release, confidence: float = 0.95, *, rng: np.random.Gene
     return (low if low.ndim else float(low)), (high if high.ndim else float(high))
 
 
-def coverage_interval(hits, trials, confidence: float = 0.95) -> tuple:
+def coverage_interval(hits: int, trials: int, confidence: float = 0.95) -> tuple:
     """Two-sided Clopper–Pearson interval for a measured coverage of ``hits`` out of ``trials``.
+
+    Parameters
+    ----------
+    hits, trials : ints, 0 <= hits <= trials, trials >= 1.
+    confidence : float in (0, 1), two-sided.
+
+    Returns
+    -------
+    (low, high) floats.
 
     Privacy: none needed (simulated data).
 
@@ -166,10 +222,11 @@ def coverage_interval(hits, trials, confidence: float = 0.95) -> tuple:
     [0.935, 0.963]
     """
     alpha = (1 - check_probability(confidence, "confidence", low_open=True, high_open=True)) / 2
-    return clopper_pearson(hits, trials, alpha)
+    runs = check_int(trials, "trials", minimum=1)
+    return clopper_pearson(check_int(hits, "hits", minimum=0, maximum=runs), runs, alpha)
 
 
-def simulate_coverage(population, n: int, epsilon: float, trials: int, *, rng: np.random.Generator,
+def simulate_coverage(population: ArrayLike, n: int, epsilon: float, trials: int, *, rng: np.random.Generator,
                       lower: float | None = None, upper: float | None = None, confidence: float = 0.95,
                       draws: int = 500) -> pd.DataFrame:
     """Measured coverage of the three intervals: ``trials`` samples of size ``n`` drawn from ``population``.
@@ -178,7 +235,17 @@ def simulate_coverage(population, n: int, epsilon: float, trials: int, *, rng: n
     Each trial draws n records with replacement, releases them with ε, and checks whether each interval covers
     the POPULATION mean (so clipping bias counts against an interval).
 
-    Returns a DataFrame: method, covered, trials, coverage, its Clopper–Pearson low/high, mean width.
+    Parameters
+    ----------
+    population : 1-d array of numbers or of booleans.
+    n : int >= 1; epsilon : float > 0; trials : int >= 1.
+    rng : numpy.random.Generator (keyword-only, required).
+    lower, upper : the public clipping range (numbers only).
+    confidence : float in (0, 1); draws : bootstrap data sets per trial.
+
+    Returns
+    -------
+    DataFrame: method, covered, trials, coverage, its Clopper–Pearson low/high, mean width.
 
     Privacy: a simulation on a public population: nothing private is released.
 
@@ -199,7 +266,10 @@ def simulate_coverage(population, n: int, epsilon: float, trials: int, *, rng: n
         release = proportion_from_counts(ones, size - ones, epsilon, rng=generator)
     else:
         values, freq = np.unique(check_finite_array(pop, "population", ndim=1, min_size=1), return_counts=True)
-        truth, mid = float(pop.mean()), (lower + upper) / 2
+        if np.max(np.abs(values)) > 1e125:
+            raise ValueError("population values must lie within ±1e125 (their mean would overflow)")
+        mean_from_sums(1.0, 0.0, 0.0, lower, upper, epsilon, rng=make_rng(0))    # checks lower, upper, epsilon
+        truth, mid = float(np.mean(values.repeat(freq))), (lower + upper) / 2
         counts = generator.multinomial(size, freq / freq.sum(), runs)
         centred = np.clip(values, lower, upper) - mid
         release = mean_from_sums(np.full(runs, size), counts @ centred, counts @ centred**2, lower, upper, epsilon,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .composition import PrivacyAccountant
 from .quantiles import private_quantile
@@ -27,9 +28,19 @@ class MeanRelease:
     ``mean`` and ``variance`` are post-processed from three noisy sums (count, centred sum, centred sum of squares),
     each released with a third of ``epsilon``; ``count`` is the noisy count, at least 1.
 
+    Parameters
+    ----------
+    mean, variance, count : floats or arrays of one shape, the released values.
+    lower, upper : the public clipping range.
+    epsilon : the total ε of the release.
+
+    Returns
+    -------
+    A frozen record; its properties give the three Laplace scales.
+
     Privacy: a record of ``private_mean``; releasing it costs nothing more.
 
-    Defined in: chapters/11_private_statistics.ipynb
+    Used in: chapters/11_private_statistics.ipynb, through ``private_mean``
 
     Examples
     --------
@@ -65,11 +76,24 @@ class MeanRelease:
         return 3 * self.half_width**2 / self.epsilon
 
 
+MAX_SCALE = 1e250   # noise scales (and sums of squares) beyond this would overflow float64 sums: refused
+
+
 def _check_range(lower, upper) -> tuple[float, float]:
     low, high = check_real(lower, "lower"), check_real(upper, "upper")
     if not (low < high and np.isfinite(high - low)):
         raise ValueError(f"lower and upper must satisfy lower < upper with a finite width, got {lower!r}, {upper!r}")
     return low, high
+
+
+def _check_release(lower, upper, epsilon) -> tuple[float, float, float]:
+    """The public parameters of a mean release; the largest noise scale, 3·h²/ε, must stay below MAX_SCALE."""
+    low, high = _check_range(lower, upper)
+    eps, half = check_epsilon(epsilon), (high - low) / 2
+    if not (3 * half * half / eps < MAX_SCALE and 3 / eps < MAX_SCALE and max(abs(low), abs(high)) < 1e125):
+        raise ValueError(f"lower, upper and epsilon give a noise scale beyond float64 (3·h²/ε with h = (upper - "
+                         f"lower)/2, and |lower|, |upper| < 1e125); got {lower!r}, {upper!r}, {epsilon!r}")
+    return low, high, eps
 
 
 def _private_values(values, name: str) -> np.ndarray:
@@ -82,7 +106,8 @@ def _private_values(values, name: str) -> np.ndarray:
     return raw.astype(float)
 
 
-def private_mean(values, lower: float, upper: float, epsilon: float, *, rng: np.random.Generator) -> MeanRelease:
+def private_mean(values: ArrayLike, lower: float, upper: float, epsilon: float, *,
+                 rng: np.random.Generator) -> MeanRelease:
     """Release the mean and variance of ``values`` clipped to the public range [lower, upper].
 
     Parameters
@@ -110,15 +135,16 @@ def private_mean(values, lower: float, upper: float, epsilon: float, *, rng: np.
     >>> round(release.mean), round(release.count, -2)
     (40, 3000.0)
     """
-    low, high = _check_range(lower, upper)
-    eps, generator = check_epsilon(epsilon), check_rng(rng)
+    low, high, eps = _check_release(lower, upper, epsilon)
+    generator = check_rng(rng)
     mid = (low + high) / 2
     data = _private_values(values, "values")
     centred = np.clip(np.where(np.isnan(data), mid, data), low, high) - mid
     return mean_from_sums(data.size, centred.sum(), (centred**2).sum(), low, high, eps, rng=generator)
 
 
-def mean_from_sums(count, centred_sum, centred_squares, lower: float, upper: float, epsilon: float, *,
+def mean_from_sums(count: ArrayLike, centred_sum: ArrayLike, centred_squares: ArrayLike, lower: float, upper: float,
+                   epsilon: float, *,
                    rng: np.random.Generator) -> MeanRelease:
     """``private_mean`` from the exact sufficient statistics of clipped data: one release per entry of the arrays.
 
@@ -135,7 +161,7 @@ def mean_from_sums(count, centred_sum, centred_squares, lower: float, upper: flo
     Privacy: as ``private_mean`` (each entry ε-DP for add/remove-one neighbours, in exact arithmetic) when the
     statistics come from data clipped to [lower, upper].
 
-    Defined in: chapters/11_private_statistics.ipynb
+    Used in: chapters/11_private_statistics.ipynb, through ``simulate_coverage``
 
     Examples
     --------
@@ -144,8 +170,8 @@ def mean_from_sums(count, centred_sum, centred_squares, lower: float, upper: flo
     >>> [round(float(m)) for m in r.mean]
     [50, 55]
     """
-    low, high = _check_range(lower, upper)
-    eps, generator = check_epsilon(epsilon), check_rng(rng)
+    low, high, eps = _check_release(lower, upper, epsilon)
+    generator = check_rng(rng)
     stats = [check_finite_array(a, name) for a, name in
              [(count, "count"), (centred_sum, "centred_sum"), (centred_squares, "centred_squares")]]
     template = MeanRelease(0.0, 0.0, 0.0, low, high, eps)
@@ -159,16 +185,17 @@ def mean_from_sums(count, centred_sum, centred_squares, lower: float, upper: flo
     return MeanRelease(*out, low, high, eps)
 
 
-def mean_noise_sd(n, lower: float, upper: float, epsilon: float, mean=None):
+def mean_noise_sd(n: ArrayLike, lower: float, upper: float, epsilon: float,
+                  mean: float | None = None) -> float | np.ndarray:
     """Standard deviation of the DP noise in ``private_mean``'s mean, by the delta method.
 
     With d = mean - midpoint: Var ≈ (2·b_sum² + d²·2·b_count²)/n², b_sum = 3(upper - lower)/(2ε), b_count = 3/ε.
 
     Parameters
     ----------
-    n : float or array > 0, the (noisy or true) count.
+    n : float or array >= 1, the (noisy or true) count.
     lower, upper, epsilon : the release's public parameters.
-    mean : float, optional; defaults to the midpoint (d = 0).
+    mean : float in [lower, upper], optional; defaults to the midpoint (d = 0).
 
     Returns
     -------
@@ -183,11 +210,12 @@ def mean_noise_sd(n, lower: float, upper: float, epsilon: float, mean=None):
     >>> round(mean_noise_sd(1000, 17, 90, 1.0), 4)
     0.1549
     """
-    release = MeanRelease(0.0, 0.0, 0.0, *_check_range(lower, upper), check_epsilon(epsilon))
+    release = MeanRelease(0.0, 0.0, 0.0, *_check_release(lower, upper, epsilon))
     count = check_finite_array(n, "n")
-    if np.any(count <= 0):
-        raise ValueError("n must be > 0")
-    d = 0.0 if mean is None else check_real(mean, "mean") - (release.lower + release.half_width)
+    if np.any(count < 1):
+        raise ValueError("n must be >= 1 (a count)")
+    d = 0.0 if mean is None else check_real(mean, "mean", minimum=release.lower, maximum=release.upper) - (
+        release.lower + release.half_width)
     sd = np.sqrt(2 * release.sum_scale**2 + d**2 * 2 * release.count_scale**2) / count
     return sd if sd.ndim else float(sd)
 
@@ -195,6 +223,15 @@ def mean_noise_sd(n, lower: float, upper: float, epsilon: float, mean=None):
 @dataclass(frozen=True)
 class ProportionRelease:
     """A private proportion: noisy counts of ones and zeros (Laplace(1/ε) each), clipped at 0 and divided.
+
+    Parameters
+    ----------
+    proportion, count : floats or arrays of one shape: the released share and the noisy total (at least 1).
+    epsilon : the ε of the release.
+
+    Returns
+    -------
+    A frozen record; ``scale`` is the Laplace scale of each count.
 
     Privacy: a record of ``private_proportion``; releasing it costs nothing more.
 
@@ -216,7 +253,7 @@ class ProportionRelease:
         return 1 / self.epsilon
 
 
-def private_proportion(flags, epsilon: float, *, rng: np.random.Generator) -> ProportionRelease:
+def private_proportion(flags: ArrayLike, epsilon: float, *, rng: np.random.Generator) -> ProportionRelease:
     """Release the share of True in ``flags``: a two-bin histogram (ones, zeros) with Laplace(1/ε) per bin.
 
     Parameters
@@ -247,7 +284,8 @@ def private_proportion(flags, epsilon: float, *, rng: np.random.Generator) -> Pr
     return proportion_from_counts(ones, raw.size - ones, epsilon, rng=rng)
 
 
-def proportion_from_counts(ones, zeros, epsilon: float, *, rng: np.random.Generator) -> ProportionRelease:
+def proportion_from_counts(ones: ArrayLike, zeros: ArrayLike, epsilon: float, *,
+                           rng: np.random.Generator) -> ProportionRelease:
     """``private_proportion`` from exact counts of ones and zeros: one release per entry of the arrays.
 
     Parameters
@@ -261,7 +299,7 @@ def proportion_from_counts(ones, zeros, epsilon: float, *, rng: np.random.Genera
 
     Privacy: as ``private_proportion``: each entry ε-DP for add/remove-one neighbours, in exact arithmetic.
 
-    Defined in: chapters/11_private_statistics.ipynb
+    Used in: chapters/11_private_statistics.ipynb, through ``private_proportion``
 
     Examples
     --------
@@ -271,6 +309,8 @@ def proportion_from_counts(ones, zeros, epsilon: float, *, rng: np.random.Genera
     [0.1, 0.5]
     """
     eps, generator = check_epsilon(epsilon), check_rng(rng)
+    if not 1 / eps < MAX_SCALE:
+        raise ValueError(f"epsilon must be at least 1/{MAX_SCALE:g} (the noise scale is 1/ε), got {epsilon!r}")
     exact = [check_finite_array(a, name) for a, name in [(ones, "ones"), (zeros, "zeros")]]
     noisy = [np.maximum(c + generator.laplace(0.0, 1 / eps, c.shape), 0.0) for c in exact]
     count = np.maximum(noisy[0] + noisy[1], 1.0)
@@ -278,7 +318,7 @@ def proportion_from_counts(ones, zeros, epsilon: float, *, rng: np.random.Genera
     return ProportionRelease(*out, eps)
 
 
-def private_range(values, epsilon: float, lower: float, upper: float, *, rng: np.random.Generator,
+def private_range(values: ArrayLike, epsilon: float, lower: float, upper: float, *, rng: np.random.Generator,
                   accountant: PrivacyAccountant, quantiles: tuple = (0.05, 0.95)) -> tuple[float, float]:
     """A clipping range from two private quantiles, both charged to ``accountant`` before anything is drawn.
 
@@ -312,6 +352,8 @@ def private_range(values, epsilon: float, lower: float, upper: float, *, rng: np
     if not isinstance(accountant, PrivacyAccountant):
         raise TypeError(f"accountant must be a PrivacyAccountant, got {type(accountant).__name__}")
     eps, generator = check_epsilon(epsilon), check_rng(rng)
+    if not (isinstance(quantiles, (tuple, list)) and len(quantiles) == 2):
+        raise TypeError(f"quantiles must be a pair (low, high) of levels, got {quantiles!r:.40}")
     q_low, q_high = (check_real(q, "quantiles", minimum=0.0, maximum=1.0) for q in quantiles)
     if not q_low < q_high:
         raise ValueError(f"quantiles must be increasing, got {quantiles!r}")
