@@ -67,6 +67,11 @@ from .synthetic import *  # noqa: E402,F401,F403  (marginal-based synthetic data
 from .consistency import *  # noqa: E402,F401,F403  (least-squares consistency)
 __all__ += query_release.__all__ + synthetic.__all__ + consistency.__all__
 
+from .statistics import *  # noqa: E402,F401,F403  (private mean, proportion and range)
+from .intervals import *  # noqa: E402,F401,F403  (confidence intervals and their coverage)
+from .hypothesis import *  # noqa: E402,F401,F403  (a private 2x2 independence test)
+__all__ += statistics.__all__ + intervals.__all__ + hypothesis.__all__
+
 __version__ = "0.3.0.dev0"
 
 def __getattr__(name):

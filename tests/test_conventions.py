@@ -359,6 +359,43 @@ EDGE_CALLS = {
     "split_residual": (dp.split_residual, dict(parent=10.0, children=[3.0, 4.0])),
     "least_squares_consistent": (dp.least_squares_consistent, dict(hierarchy=np.eye(2), noisy=[1.0, 2.0])),
     "nonnegative_consistent": (dp.nonnegative_consistent, dict(hierarchy=np.eye(2), noisy=[1.0, -2.0])),
+    # chapters/11_private_statistics.ipynb (private mean/proportion/range, intervals and coverage, a private test)
+    "MeanRelease": None,  # a frozen record built by private_mean / mean_from_sums (their sweeps cover its values)
+    "ProportionRelease": None,  # a frozen record built by private_proportion / proportion_from_counts
+    "TableRelease": None,  # a frozen record built by private_table / table_from_counts
+    "private_mean": (dp.private_mean, dict(values=[1.0, 2.0], lower=0.0, upper=10.0, epsilon=1.0, rng=make_rng(0))),
+    "mean_from_sums": (dp.mean_from_sums, dict(count=[10.0], centred_sum=[1.0], centred_squares=[5.0], lower=0.0,
+                                               upper=10.0, epsilon=1.0, rng=make_rng(0))),
+    "mean_noise_sd": (dp.mean_noise_sd, dict(n=100.0, lower=0.0, upper=10.0, epsilon=1.0, mean=None)),
+    "private_proportion": (dp.private_proportion, dict(flags=[True, False], epsilon=1.0, rng=make_rng(0))),
+    "proportion_from_counts": (dp.proportion_from_counts, dict(ones=[3.0], zeros=[7.0], epsilon=1.0, rng=make_rng(0))),
+    "private_range": (lambda values, epsilon, lower, upper, quantiles: dp.private_range(
+        values, epsilon, lower, upper, rng=make_rng(0), accountant=dp.PrivacyAccountant(10.0), quantiles=quantiles),
+        dict(values=[1.0, 5.0, 9.0], epsilon=1.0, lower=0.0, upper=10.0, quantiles=(0.05, 0.95))),
+    "sampling_variance": None,  # takes a release record only; covered in test_statistics
+    "noise_variance": None,  # takes a release record only; covered in test_statistics
+    "naive_interval": (lambda confidence: dp.naive_interval(dp.MeanRelease(40.0, 100.0, 1000.0, 17.0, 90.0, 1.0),
+                                                            confidence), dict(confidence=0.95)),
+    "noise_aware_interval": (lambda confidence: dp.noise_aware_interval(dp.ProportionRelease(0.3, 100.0, 1.0),
+                                                                        confidence), dict(confidence=0.95)),
+    "bootstrap_interval": (lambda confidence, draws: dp.bootstrap_interval(
+        dp.MeanRelease(40.0, 100.0, 1000.0, 17.0, 90.0, 1.0), confidence, rng=make_rng(0), draws=draws),
+        dict(confidence=0.95, draws=50)),
+    "coverage_interval": (dp.coverage_interval, dict(hits=95, trials=100, confidence=0.95)),
+    "simulate_coverage": (lambda population, n, epsilon, trials, lower, upper, confidence, draws: dp.simulate_coverage(
+        population, n, epsilon, trials, rng=make_rng(0), lower=lower, upper=upper, confidence=confidence, draws=draws),
+        dict(population=[20.0, 40.0, 60.0], n=50, epsilon=1.0, trials=20, lower=17.0, upper=90.0, confidence=0.95,
+             draws=20)),
+    "private_table": (dp.private_table, dict(groups=[True, False], outcomes=[True, True], epsilon=1.0,
+                                             rng=make_rng(0))),
+    "table_from_counts": (dp.table_from_counts, dict(counts=[[1.0, 2.0], [3.0, 4.0]], epsilon=1.0, rng=make_rng(0))),
+    "chi_square_statistic": (dp.chi_square_statistic, dict(table=[[1.0, 2.0], [3.0, 4.0]])),
+    "classical_p_value": (dp.classical_p_value, dict(statistic=3.0)),
+    "independence_test": (lambda draws: dp.independence_test(dp.TableRelease(np.array([[5.0, 5.0], [5.0, 5.0]]), 1.0),
+                                                              rng=make_rng(0), draws=draws), dict(draws=20)),
+    "rejection_rate": (lambda cell_probabilities, n, epsilon, trials, alpha, draws: dp.rejection_rate(
+        cell_probabilities, n, epsilon, trials, rng=make_rng(0), alpha=alpha, draws=draws),
+        dict(cell_probabilities=[[0.25, 0.25], [0.25, 0.25]], n=50, epsilon=1.0, trials=10, alpha=0.05, draws=20)),
 }
 
 EXTREMES = [0.0, -0.0, 5e-324, -5e-324, 2.2e-308, 1e-300, 1e308, -1e308, 1.7976931348623157e308, math.inf, -math.inf,
