@@ -217,7 +217,26 @@ def _smooth(tiny):
     )
 
 
-BUILDERS = (_laplace, _rr, _unary, _em, _em_sampler, _saa, _smooth)
+def _svt(tiny):
+    from dp_lib.plotting.sparse_vector import country_counts
+
+    _, counts = country_counts()  # Chapter 5's queries: people per native country, threshold 50, c = 3
+    n_runs, n_ref = (20, 5) if tiny else (2000, 200)
+    b_rho, b_nu = dp_lib.svt_noise_scales(1.0, 3, monotone=True)
+    counts_list = counts.tolist()
+    rng = _rngs()
+    return Family(
+        name="Sparse vector", size=f"{n_runs:,} runs over {counts.size} country counts, c = 3",
+        reference=lambda: ref.reference_svt(counts_list, 50.0, b_rho, b_nu, 3, n_ref, rng=rng["reference"]),
+        reference_size=f"{n_ref:,} runs", reference_scale=n_runs / n_ref,
+        dp_lib=lambda: dp_lib.sparse_vector(counts, 50.0, 1.0, 3, rng=rng["dp_lib"], monotone=True, size=n_runs),
+        dp_lib_label="sparse_vector(size=runs) (the chapter's loop over queries)",
+        floor=lambda: rng["floor"].laplace(0.0, b_nu, size=(n_runs, counts.size + 1)),
+        floor_label="rng.laplace(size=(runs, queries + 1))",
+    )
+
+
+BUILDERS = (_laplace, _rr, _unary, _em, _em_sampler, _saa, _smooth, _svt)
 
 
 def build_families(tiny=False) -> list[Family]:

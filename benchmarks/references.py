@@ -22,6 +22,7 @@ __all__ = [
     "em_probabilities_from_scores", "reference_em_sampler",
     "saa_chunk_answers", "reference_saa_release", "reference_saa",
     "smooth_sensitivity", "reference_smooth_release", "reference_smooth",
+    "reference_svt_run", "reference_svt",
 ]
 
 
@@ -162,3 +163,28 @@ def reference_smooth_release(values, upper, epsilon, delta, rng):
 def reference_smooth(values, upper, epsilon, delta, n_releases, *, rng):
     """``n_releases`` independent releases, each recomputed from the records."""
     return [reference_smooth_release(values, upper, epsilon, delta, rng) for _ in range(n_releases)]
+
+
+# --- sparse vector: one noisy threshold, one noise draw per query, halt after c positives ------------
+
+def reference_svt_run(values, threshold, threshold_scale, query_scale, c, rng):
+    """One run of Lyu-Su-Li Algorithm 1: the positions of the positives, one ``rng.laplace`` per query."""
+    noisy_threshold = threshold + rng.laplace(0.0, threshold_scale)
+    found = []
+    for i, value in enumerate(values):
+        if value + rng.laplace(0.0, query_scale) >= noisy_threshold:
+            found.append(i)
+            if len(found) == c:
+                break
+    return found
+
+
+def reference_svt(values, threshold, threshold_scale, query_scale, c, n_runs, *, rng):
+    """n_runs independent runs, each as a list of 0/1 marks (1 = reported positive), one per query."""
+    runs = []
+    for _ in range(n_runs):
+        marks = [0] * len(values)
+        for i in reference_svt_run(values, threshold, threshold_scale, query_scale, c, rng):
+            marks[i] = 1
+        runs.append(marks)
+    return runs

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .noise import check_noise_range, laplace_inverse_cdf
 from .validation import check_choice, check_finite_array, check_positive
@@ -56,7 +57,7 @@ def _c_log(x):
     return np.fromiter(map(math.log, x.ravel()), dtype=float, count=x.size).reshape(x.shape)
 
 
-def laplace_output_at(k, true_answer, scale, sampler="dp_lib"):
+def laplace_output_at(k: ArrayLike, true_answer: float, scale: float, sampler: str = "dp_lib") -> np.ndarray:
     """The float that the Laplace mechanism outputs when its uniform has grid index k.
 
     Parameters
@@ -103,7 +104,7 @@ def laplace_output_at(k, true_answer, scale, sampler="dp_lib"):
     return np.where(above, loc - b * t, loc + b * t)
 
 
-def laplace_reachable(released, true_answer, scale, sampler="dp_lib"):
+def laplace_reachable(released: ArrayLike, true_answer: float, scale: float, sampler: str = "dp_lib") -> np.ndarray:
     """Whether each released float can be produced at all by the float Laplace mechanism on ``true_answer``.
 
     Binary search for the smallest grid index k whose output is >= the released
@@ -145,7 +146,7 @@ def laplace_reachable(released, true_answer, scale, sampler="dp_lib"):
     return hit & (lo < high)
 
 
-def distinguishing_share(released, true_answer, scale, sampler="dp_lib"):
+def distinguishing_share(released: ArrayLike, true_answer: float, scale: float, sampler: str = "dp_lib") -> float:
     """Share of released values that the Laplace mechanism on ``true_answer`` cannot produce.
 
     Parameters

@@ -15,10 +15,13 @@ memory, whatever the number of respondents.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import math
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from .random import check_rng
 from .unary import debias_counts, unary_variance
@@ -44,7 +47,7 @@ def _check_rr_p(p) -> float:
 
 # --- binary randomized response ------------------------------------------------------------------
 
-def randomized_response(truth, p=0.75, *, rng):
+def randomized_response(truth: ArrayLike, p: float = 0.75, *, rng: np.random.Generator) -> np.ndarray:
     """Each respondent answers truthfully with probability p, by two coins.
 
     The first coin (heads with probability 2p - 1) says "tell the truth";
@@ -83,7 +86,7 @@ def randomized_response(truth, p=0.75, *, rng):
     return (first & t) | (second & ~first)  # np.where(first, t, second), branch-free
 
 
-def rr_epsilon(p):
+def rr_epsilon(p: float) -> float:
     """ε = ln(p/(1-p)) of randomized response with truth probability p.
 
     Privacy: the LDP level of ``randomized_response(truth, p)``.
@@ -99,7 +102,7 @@ def rr_epsilon(p):
     return math.log(p / (1 - p))
 
 
-def rr_estimate_count(responses, p):
+def rr_estimate_count(responses: ArrayLike, p: float) -> float:
     """Unbiased estimate (Y - n(1-p)) / (2p-1) of the number of true "yes".
 
     Y is the number of reported yes among n responses; E[Y] = c p + (n-c)(1-p).
@@ -120,7 +123,7 @@ def rr_estimate_count(responses, p):
 
 
 @refuse_overflow("n", "p")
-def rr_variance(n, p):
+def rr_variance(n: int, p: float) -> float:
     """Variance n p(1-p)/(2p-1)**2 of ``rr_estimate_count`` (exact for any true count).
 
     Defined in: chapters/07_local_dp.ipynb
@@ -139,7 +142,7 @@ def rr_variance(n, p):
 # --- k-ary randomized response (direct encoding, GRR) -----------------------------------------
 
 @refuse_overflow("epsilon", "k")
-def krr_params(epsilon, k):
+def krr_params(epsilon: float, k: int) -> tuple[float, float]:
     """(p, q) of k-RR: keep w.p. p = e^ε/(e^ε+k-1); each other value w.p. q = 1/(e^ε+k-1).
 
     Written with e^{-ε}, so large ε does not overflow.
@@ -160,7 +163,7 @@ def krr_params(epsilon, k):
     return 1 / (1 + (k - 1) * t), t / (1 + (k - 1) * t)
 
 
-def krr_perturb(values, domain, epsilon, *, rng):
+def krr_perturb(values: ArrayLike, domain: Sequence, epsilon: float, *, rng: np.random.Generator) -> np.ndarray:
     """k-ary randomized response: keep the value w.p. e^ε/(e^ε+k-1), else a uniform OTHER value.
 
     Vectorized: an offset in 1..k-1 is added to the value's position mod k.
@@ -196,7 +199,8 @@ def krr_perturb(values, domain, epsilon, *, rng):
     return index.to_numpy()[np.where(keep, pos, (pos + offset) % len(index))]
 
 
-def krr_perturb_counts(counts, epsilon, *, rng, size=None):
+def krr_perturb_counts(counts: ArrayLike | pd.Series, epsilon: float, *, rng: np.random.Generator,
+                       size: int | tuple[int, ...] | None = None) -> np.ndarray | pd.Series | pd.DataFrame:
     """Reported totals of k-RR drawn from the true counts alone.
 
     The c_v respondents with value v report Multinomial(c_v; q, .., p at v, .., q);
@@ -232,7 +236,7 @@ def krr_perturb_counts(counts, epsilon, *, rng, size=None):
     return label_like(counts, draws.sum(axis=-2))
 
 
-def krr_estimate(reports, domain, epsilon):
+def krr_estimate(reports: ArrayLike, domain: Sequence, epsilon: float) -> pd.Series:
     """Unbiased count per domain value from k-RR reports: (C_v - n q)/(p - q).
 
     Returns
@@ -257,7 +261,7 @@ def krr_estimate(reports, domain, epsilon):
 
 
 @refuse_overflow("n", "k", "epsilon")
-def krr_variance(n, k, epsilon, count=None):
+def krr_variance(n: int, k: int, epsilon: float, count: ArrayLike | None = None) -> float | np.ndarray:
     """Variance of ``krr_estimate`` for one value: n (e^ε+k-2)/(e^ε-1)**2 [+ c(1-p-q)/(p-q)].
 
     Without ``count``: the count-free part n q(1-q)/(p-q)**2 (Wang et al. 2017);

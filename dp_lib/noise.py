@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .random import check_rng
 from .validation import check_finite_array, check_positive, check_real, check_size, refuse_overflow, scalar_or_array
@@ -27,7 +28,7 @@ _UNIFORM_BITS = 52  # (k + 1/2) / 2**52 is exact in float64 and never 0 or 1
 MAX_LAPLACE_DRAW = _UNIFORM_BITS * math.log(2)  # |ln(2u)| <= 52 ln 2 ≈ 36.04 on the open_uniform grid
 
 
-def check_noise_range(scale, loc=0.0, *, name="scale"):
+def check_noise_range(scale: float, loc: float = 0.0, *, name: str = "scale") -> None:
     """Refuse a Laplace ``scale`` and centre ``loc`` whose draws could overflow float64.
 
     ``sample_laplace`` returns loc ± scale |ln(2u)| with |ln(2u)| <= 52 ln 2, so
@@ -67,7 +68,7 @@ def check_noise_range(scale, loc=0.0, *, name="scale"):
 
 
 @refuse_overflow("x", "loc", "scale")
-def laplace_pdf(x, loc=0.0, scale=1.0):
+def laplace_pdf(x: ArrayLike, loc: float = 0.0, scale: float = 1.0) -> float | np.ndarray:
     """Density of Lap(loc, scale): exp(-|x - loc| / scale) / (2 scale).
 
     Parameters
@@ -96,7 +97,7 @@ def laplace_pdf(x, loc=0.0, scale=1.0):
 
 
 @refuse_overflow("x", "loc", "scale")
-def laplace_cdf(x, loc=0.0, scale=1.0):
+def laplace_cdf(x: ArrayLike, loc: float = 0.0, scale: float = 1.0) -> float | np.ndarray:
     """CDF of Lap(loc, scale): 1/2 e^{(x-loc)/b} below loc, 1 - 1/2 e^{-(x-loc)/b} above.
 
     Privacy: none (a formula).
@@ -117,7 +118,7 @@ def laplace_cdf(x, loc=0.0, scale=1.0):
     return scalar_or_array(cdf)
 
 
-def laplace_inverse_cdf(u, loc=0.0, scale=1.0):
+def laplace_inverse_cdf(u: ArrayLike, loc: float = 0.0, scale: float = 1.0) -> float | np.ndarray:
     """Inverse CDF (quantile function) of Lap(loc, scale) for u in [0, 1].
 
     x = loc + b ln(2u) for u < 1/2, and x = loc - b ln(2(1 - u)) otherwise.
@@ -152,7 +153,7 @@ def _inverse_cdf(u, loc, b):
 
 
 @refuse_overflow("scale")
-def laplace_variance(scale):
+def laplace_variance(scale: float) -> float:
     """Variance of Lap(loc, scale): 2 scale**2.
 
     Privacy: none (a formula).
@@ -168,7 +169,7 @@ def laplace_variance(scale):
     return 2 * b * b
 
 
-def open_uniform(size=None, *, rng):
+def open_uniform(size: int | tuple[int, ...] | None = None, *, rng: np.random.Generator) -> float | np.ndarray:
     """Uniforms on the open interval (0, 1): (k + 1/2) / 2**52 for a random 52-bit k.
 
     ``rng.random()`` can return exactly 0, where ln(2u) is -inf; this grid is
@@ -191,7 +192,7 @@ def open_uniform(size=None, *, rng):
     return scalar_or_array(u)
 
 
-def sample_laplace(scale, size=None, loc=0.0, *, rng):
+def sample_laplace(scale: float, size: int | tuple[int, ...] | None = None, loc: float = 0.0, *, rng: np.random.Generator) -> float | np.ndarray:
     """Draw Lap(loc, scale) noise by the inverse-CDF method.
 
     Parameters

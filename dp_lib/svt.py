@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .noise import check_noise_range, laplace_cdf, sample_laplace
 from .random import check_rng
@@ -57,7 +58,8 @@ def _check_threshold(threshold):
     return float(check_finite_array(threshold, "threshold", ndim=0))
 
 
-def svt_budget_split(epsilon, c=1, monotone=False, split=None):
+def svt_budget_split(epsilon: float, c: int = 1, monotone: bool = False,
+                     split: float | None = None) -> tuple[float, float]:
     """Split ε into ε₁ (threshold noise) and ε₂ (query noise) for ``sparse_vector``.
 
     The default is Lyu, Su & Li's ratio ε₁ : ε₂ = 1 : (2c)^(2/3), or
@@ -98,7 +100,8 @@ def svt_budget_split(epsilon, c=1, monotone=False, split=None):
     return eps * share, eps * (1.0 - share)
 
 
-def svt_noise_scales(epsilon, c=1, *, sensitivity=1.0, monotone=False, split=None):
+def svt_noise_scales(epsilon: float, c: int = 1, *, sensitivity: float = 1.0, monotone: bool = False,
+                     split: float | None = None) -> tuple[float, float]:
     """Laplace scales (threshold, query) of Lyu–Su–Li Algorithm 1: Δ/ε₁ and 2cΔ/ε₂ (cΔ/ε₂ monotone).
 
     Parameters
@@ -135,7 +138,8 @@ def svt_noise_scales(epsilon, c=1, *, sensitivity=1.0, monotone=False, split=Non
     return scales
 
 
-def svt_transcript(values, threshold, threshold_scale, query_scale, *, rng, c=None, size=None):
+def svt_transcript(values: ArrayLike, threshold: float, threshold_scale: float, query_scale: float, *, rng: np.random.Generator,
+                   c: int | None = None, size: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Run the SVT loop with given noise scales; return the ⊤ marks and the noisy answers.
 
     ρ ~ Lap(threshold_scale) once per run; ν_i ~ Lap(query_scale) per query
@@ -192,7 +196,8 @@ def svt_transcript(values, threshold, threshold_scale, query_scale, *, rng, c=No
     return (positive[0], noisy_answer[0]) if size is None else (positive, noisy_answer)
 
 
-def above_threshold(values, threshold, epsilon, *, rng, sensitivity=1.0, monotone=False, size=None):
+def above_threshold(values: ArrayLike, threshold: float, epsilon: float, *, rng: np.random.Generator, sensitivity: float = 1.0,
+                    monotone: bool = False, size: int | None = None) -> int | np.ndarray:
     """AboveThreshold: the index of the first query whose noisy answer beats the noisy threshold.
 
     ρ ~ Lap(2Δ/ε) once, ν_i ~ Lap(4Δ/ε) per query (Lap(2Δ/ε) for monotone
@@ -235,7 +240,8 @@ def above_threshold(values, threshold, epsilon, *, rng, sensitivity=1.0, monoton
     return int(first) if size is None else first
 
 
-def sparse_vector(values, threshold, epsilon, c, *, rng, sensitivity=1.0, monotone=False, split=None, size=None):
+def sparse_vector(values: ArrayLike, threshold: float, epsilon: float, c: int, *, rng: np.random.Generator, sensitivity: float = 1.0,
+                  monotone: bool = False, split: float | None = None, size: int | None = None) -> np.ndarray:
     """Lyu–Su–Li Algorithm 1: report up to c queries above a noisy threshold, then halt.
 
     ε = ε₁ + ε₂ (``svt_budget_split``); ρ ~ Lap(Δ/ε₁) drawn once and never
@@ -271,8 +277,9 @@ def sparse_vector(values, threshold, epsilon, c, *, rng, sensitivity=1.0, monoto
     return positive
 
 
-def numeric_sparse_vector(values, threshold, epsilon, epsilon_values, c, *, rng, sensitivity=1.0,
-                          monotone=False, split=None, size=None):
+def numeric_sparse_vector(values: ArrayLike, threshold: float, epsilon: float, epsilon_values: float, c: int, *,
+                          rng: np.random.Generator, sensitivity: float = 1.0, monotone: bool = False, split: float | None = None,
+                          size: int | None = None) -> dict[int, float] | list[dict[int, float]]:
     """``sparse_vector`` that also releases q_i + fresh Lap(cΔ/ε₃) noise for each positive query.
 
     The positives are chosen exactly as by ``sparse_vector`` with budget
@@ -321,7 +328,8 @@ def _survival(z, b):
     return laplace_cdf(-z, 0.0, b) if b > 0 else (z <= 0).astype(float)
 
 
-def svt_pattern_probability(values, threshold, positives, threshold_scale, query_scale, c=None):
+def svt_pattern_probability(values: ArrayLike, threshold: float, positives: ArrayLike, threshold_scale: float,
+                            query_scale: float, c: int | None = None) -> float:
     """Exact probability that ``svt_transcript`` marks exactly ``positives``, by quadrature over ρ.
 
     Given ρ = r the queries are independent, so
@@ -390,7 +398,8 @@ def _integrate_over_threshold_noise(gap, hit, b_rho, b_nu):
     return float(min(max(total, 0.0), 1.0))
 
 
-def above_threshold_probabilities(values, threshold, epsilon, sensitivity=1.0, monotone=False):
+def above_threshold_probabilities(values: ArrayLike, threshold: float, epsilon: float, sensitivity: float = 1.0,
+                                  monotone: bool = False) -> np.ndarray:
     """Exact output distribution of ``above_threshold``: P[index = i] for each i, then P[none].
 
     Parameters

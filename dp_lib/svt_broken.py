@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from .audit import epsilon_lower_bound
 from .svt import above_threshold, numeric_sparse_vector, sparse_vector, svt_transcript
@@ -36,7 +37,8 @@ __all__ = [
 ]
 
 
-def roth2011_noisy_values(values, threshold, epsilon, c, *, rng, sensitivity=1.0, size=None):
+def roth2011_noisy_values(values: ArrayLike, threshold: float, epsilon: float, c: int, *, rng: np.random.Generator,
+                          sensitivity: float = 1.0, size: int | None = None) -> np.ndarray:
     """BROKEN (Lyu–Su–Li Algorithm 3, from Roth's 2011 lecture notes): releases q_i + ν_i with each ⊤.
 
     ε₁ = ε₂ = ε/2, ρ ~ Lap(Δ/ε₁), ν_i ~ Lap(cΔ/ε₂), halts after c positives,
@@ -69,7 +71,8 @@ def roth2011_noisy_values(values, threshold, epsilon, c, *, rng, sensitivity=1.0
     return np.where(positive, noisy, np.nan)  # the bug: the noisy answer itself is released
 
 
-def lee_clifton2014(values, threshold, epsilon, c, *, rng, sensitivity=1.0, size=None):
+def lee_clifton2014(values: ArrayLike, threshold: float, epsilon: float, c: int, *, rng: np.random.Generator, sensitivity: float = 1.0,
+                    size: int | None = None) -> np.ndarray:
     """BROKEN (Lyu–Su–Li Algorithm 4, Lee & Clifton 2014): query noise that does not grow with c.
 
     ε₁ = ε/4, ε₂ = 3ε/4, ρ ~ Lap(Δ/ε₁), ν_i ~ Lap(Δ/ε₂) (should be 2cΔ/ε₂), halts after c positives.
@@ -92,7 +95,8 @@ def lee_clifton2014(values, threshold, epsilon, c, *, rng, sensitivity=1.0, size
     return svt_transcript(values, threshold, 4 * delta_q / eps, 4 * delta_q / (3 * eps), rng=rng, c=c, size=size)[0]
 
 
-def stoddard2014_no_query_noise(values, threshold, epsilon, *, rng, sensitivity=1.0, size=None):
+def stoddard2014_no_query_noise(values: ArrayLike, threshold: float, epsilon: float, *, rng: np.random.Generator,
+                                sensitivity: float = 1.0, size: int | None = None) -> np.ndarray:
     """BROKEN (Lyu–Su–Li Algorithm 5, Stoddard et al. 2014): no noise on the queries, no cutoff.
 
     ρ ~ Lap(2Δ/ε) once, then every query is compared exactly: q_i >= T + ρ.
@@ -116,7 +120,8 @@ def stoddard2014_no_query_noise(values, threshold, epsilon, *, rng, sensitivity=
     return svt_transcript(values, threshold, 2 * delta_q / eps, 0.0, rng=rng, c=None, size=size)[0]
 
 
-def chen2015_no_cutoff(values, threshold, epsilon, *, rng, sensitivity=1.0, size=None):
+def chen2015_no_cutoff(values: ArrayLike, threshold: float, epsilon: float, *, rng: np.random.Generator, sensitivity: float = 1.0,
+                       size: int | None = None) -> np.ndarray:
     """BROKEN (Lyu–Su–Li Algorithm 6, Chen et al. 2015): never halts, query noise Lap(2Δ/ε).
 
     ρ ~ Lap(2Δ/ε), ν_i ~ Lap(2Δ/ε), and it answers every query: with no cutoff c the
@@ -140,7 +145,7 @@ def chen2015_no_cutoff(values, threshold, epsilon, *, rng, sensitivity=1.0, size
     return svt_transcript(values, threshold, 2 * delta_q / eps, 2 * delta_q / eps, rng=rng, c=None, size=size)[0]
 
 
-def broken_variants_table():
+def broken_variants_table() -> pd.DataFrame:
     """Lyu, Su & Li's Table 1 in brief: each SVT variant, what it changes, its claimed and true privacy.
 
     Returns
@@ -169,7 +174,7 @@ def broken_variants_table():
     return table.set_index("variant")
 
 
-def svt_counterexamples(epsilon=1.0):
+def svt_counterexamples(epsilon: float = 1.0) -> dict:
     """The audited pairs: name -> (mechanism, x, x', event, claimed ε), all with Δ = 1 and T = 0.
 
     - ``m ⊥ then c ⊤`` pairs: the ⊥ queries are 0 on x and 1 on x', the ⊤ queries 1 on x and 0 on x';
@@ -231,7 +236,8 @@ def _as_array(runs, values):
     return out
 
 
-def audit_svt_variants(trials=200_000, confidence=0.95, *, rng, epsilon=1.0):
+def audit_svt_variants(trials: int = 200_000, confidence: float = 0.95, *, rng: np.random.Generator,
+                       epsilon: float = 1.0) -> dict:
     """Audit every variant of ``svt_counterexamples`` with ``dp_lib.audit.epsilon_lower_bound``.
 
     Parameters

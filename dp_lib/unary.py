@@ -13,10 +13,13 @@ bounded memory for 10^7 respondents), or from the per-category counts alone
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import math
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from .random import check_rng
 from .validation import (check_bool_array, check_count_array, check_domain, check_epsilon, check_finite_array,
@@ -43,7 +46,7 @@ def _variance(n, p, q, count, *, exact=None):
     return float(full) if full.ndim == 0 else full
 
 
-def unary_encode(values, domain):
+def unary_encode(values: ArrayLike, domain: Sequence) -> np.ndarray:
     """One-hot encode: an n x k boolean array with a single True per row.
 
     Values outside the domain raise ValueError (drop missing values first).
@@ -64,7 +67,7 @@ def unary_encode(values, domain):
     return bits
 
 
-def unary_perturb(bits, p, q, *, rng):
+def unary_perturb(bits: ArrayLike, p: float, q: float, *, rng: np.random.Generator) -> np.ndarray:
     """Flip every bit independently: P[1 | bit 1] = p, P[1 | bit 0] = q.
 
     One uniform u per bit; the report is ``u < p`` where the bit is 1 and
@@ -99,7 +102,8 @@ def unary_perturb(bits, p, q, *, rng):
     return np.where(bits, u < p, u < q)  # a 1 is reported with probability p, a 0 with probability q
 
 
-def unary_reported_counts(values, domain, p, q, *, rng, chunk_size=100_000):
+def unary_reported_counts(values: ArrayLike, domain: Sequence, p: float, q: float, *, rng: np.random.Generator,
+                          chunk_size: int = 100_000) -> np.ndarray:
     """Column totals of unary-encoding reports for any number of respondents, in bounded memory.
 
     The survey of ``unary_encode`` + ``unary_perturb``, streamed: respondents
@@ -146,7 +150,8 @@ def unary_reported_counts(values, domain, p, q, *, rng, chunk_size=100_000):
     return totals
 
 
-def unary_perturb_counts(counts, p, q, *, rng, size=None):
+def unary_perturb_counts(counts: ArrayLike | pd.Series, p: float, q: float, *, rng: np.random.Generator,
+                         size: int | tuple[int, ...] | None = None) -> np.ndarray | pd.Series | pd.DataFrame:
     """Reported-1 totals of unary encoding drawn from the true counts alone.
 
     Column j total = Binomial(c_j, p) + Binomial(n - c_j, q), independent over j:
@@ -182,7 +187,7 @@ def unary_perturb_counts(counts, p, q, *, rng, size=None):
 
 
 @refuse_overflow("p", "q")
-def unary_epsilon(p, q):
+def unary_epsilon(p: float, q: float) -> float:
     """ε = ln(p(1-q) / ((1-p) q)) of unary encoding with parameters (p, q).
 
     Requires 0 < q < p < 1: p = 1 or q = 0 would mean ε = inf (no privacy), which is refused.
@@ -200,7 +205,7 @@ def unary_epsilon(p, q):
     return math.log(p * (1 - q) / ((1 - p) * q))
 
 
-def unary_aggregate(reports, p, q, domain=None):
+def unary_aggregate(reports: ArrayLike, p: float, q: float, domain: Sequence | None = None) -> np.ndarray | pd.Series:
     """Unbiased counts (Σ_rows B' - n q)/(p - q) from n x k unary reports.
 
     Returns
@@ -226,7 +231,7 @@ def unary_aggregate(reports, p, q, domain=None):
     return debias_counts(totals, r.shape[0], p, q)
 
 
-def sue_params(epsilon):
+def sue_params(epsilon: float) -> tuple[float, float]:
     """Symmetric unary encoding (basic RAPPOR): p = e^{ε/2}/(e^{ε/2}+1), q = 1 - p.
 
     Examples
@@ -243,7 +248,7 @@ def sue_params(epsilon):
     return p, 1 - p
 
 
-def oue_params(epsilon):
+def oue_params(epsilon: float) -> tuple[float, float]:
     """Optimized unary encoding (Wang et al. 2017): p = 1/2, q = 1/(e^ε+1).
 
     Examples
@@ -260,7 +265,7 @@ def oue_params(epsilon):
 
 
 @refuse_overflow("n", "p", "q")
-def unary_variance(n, p, q, count=None):
+def unary_variance(n: int, p: float, q: float, count: ArrayLike | None = None) -> float | np.ndarray:
     """Variance of one estimated count: n q(1-q)/(p-q)**2 [+ c(1-p-q)/(p-q)].
 
     Without ``count``: the count-free part; with the true ``count`` c (scalar
@@ -280,7 +285,8 @@ def unary_variance(n, p, q, count=None):
 
 
 @refuse_overflow("reported_counts", "n", "p", "q")
-def debias_counts(reported_counts, n, p, q):
+def debias_counts(reported_counts: ArrayLike | pd.Series | pd.DataFrame, n: int, p: float,
+                  q: float) -> np.ndarray | pd.Series | pd.DataFrame:
     """Unbiased true counts (C - n q)/(p - q) from reported counts C of a pure protocol.
 
     Works for binary RR (q = 1 - p), k-RR (``krr_params``) and unary encoding.
