@@ -8,9 +8,11 @@ Defined beside the other tools of chapters/06_local_sensitivity.ipynb in ``dp_li
 
 from __future__ import annotations
 
+from collections.abc import Callable
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 import pandas as pd
 
 from .noise import check_noise_range, sample_laplace
@@ -20,7 +22,7 @@ from .validation import check_epsilon, check_finite_array, check_int, check_size
 __all__ = ["hash_chunks", "contiguous_chunk_count", "chunk_answers", "sample_and_aggregate"]
 
 
-def hash_chunks(keys, k):
+def hash_chunks(keys: ArrayLike | None, k: int) -> np.ndarray:
     """Chunk label in 0..k-1 of each record: a stable 64-bit hash of its key, modulo k.
 
     The label depends on the record's own key only, so adding or removing a
@@ -48,7 +50,7 @@ def hash_chunks(keys, k):
     return (pd.util.hash_array(keys) % np.uint64(k)).astype(np.int64)
 
 
-def contiguous_chunk_count(n, k):
+def contiguous_chunk_count(n: int, k: int) -> int:
     """Chunks made by the slip ``[x[i:i + m] for i in range(0, n, m)]`` with m = ceil(n/k): ceil(n/m).
 
     Often fewer than k, so noise calibrated to k understates ε by k / count.
@@ -74,7 +76,8 @@ def _one_number(answer):
         raise ValueError(f"f must return one number per chunk, got {answer!r}") from None
 
 
-def chunk_answers(values, f, k, lower, upper, *, keys=None, default=None):
+def chunk_answers(values: ArrayLike, f: Callable[[np.ndarray], float] | str, k: int, lower: float, upper: float, *,
+                  keys: ArrayLike | None = None, default: float | None = None) -> np.ndarray:
     """The k clipped chunk answers clip(f(chunk_j), lower, upper) of sample-and-aggregate.
 
     Chunk j holds the records whose ``hash_chunks(keys, k)`` is j (``keys``
@@ -138,7 +141,10 @@ def chunk_answers(values, f, k, lower, upper, *, keys=None, default=None):
     return np.clip(answers, lo, hi)
 
 
-def sample_and_aggregate(values, f, k, lower, upper, epsilon, *, rng, keys=None, default=None, size=None):
+def sample_and_aggregate(values: ArrayLike, f: Callable[[np.ndarray], float] | str, k: int, lower: float, upper: float,
+                         epsilon: float, *, rng: np.random.Generator, keys: ArrayLike | None = None,
+                         default: float | None = None,
+                         size: int | tuple[int, ...] | None = None) -> float | np.ndarray:
     """Sample-and-aggregate: mean of k clipped chunk answers + Lap((upper - lower)/(kε)).
 
     Records go to exactly k chunks by a hash of their key (``keys``, e.g. the

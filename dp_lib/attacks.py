@@ -19,9 +19,11 @@ them is private; they are what differential privacy is built to stop.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 import pandas as pd
 
 from .mechanisms import laplace_mech
@@ -51,7 +53,7 @@ def _check_columns(df, columns, name: str, what: str = "quasi_identifiers") -> l
     return cols
 
 
-def link_records(released, roster, quasi_identifiers):
+def link_records(released: pd.DataFrame, roster: pd.DataFrame, quasi_identifiers: str | Sequence[str]) -> pd.DataFrame:
     """Re-identify released rows by joining them to a roster on quasi-identifiers.
 
     A released row is linked when its quasi-identifier values occur exactly
@@ -91,7 +93,8 @@ def link_records(released, roster, quasi_identifiers):
     return linked.set_index(index_name).rename_axis(released.index.name)
 
 
-def equivalence_classes(df, quasi_identifiers, sensitive=None):
+def equivalence_classes(df: pd.DataFrame, quasi_identifiers: str | Sequence[str],
+                        sensitive: str | None = None) -> pd.DataFrame:
     """Group rows by their quasi-identifiers, as k-anonymity does.
 
     Parameters
@@ -129,7 +132,7 @@ def equivalence_classes(df, quasi_identifiers, sensitive=None):
     return out.reset_index().sort_values("size", ascending=False, kind="stable").reset_index(drop=True)
 
 
-def subset_queries(n, m, *, rng):
+def subset_queries(n: int, m: int, *, rng: np.random.Generator) -> np.ndarray:
     """``m`` random subsets of ``n`` people, as an (m, n) matrix of 0/1 floats (each person in w.p. ½).
 
     Parameters
@@ -157,7 +160,7 @@ def subset_queries(n, m, *, rng):
     return check_rng(rng).integers(0, 2, size=(m, n)).astype(float)
 
 
-def subset_sum_answers(secret, queries, noise, *, rng):
+def subset_sum_answers(secret: ArrayLike, queries: ArrayLike, noise: float, *, rng: np.random.Generator) -> np.ndarray:
     """Answer each subset-sum query with uniform noise in [-noise, noise] (Dinur–Nissim's bounded noise).
 
     Parameters
@@ -193,7 +196,7 @@ def subset_sum_answers(secret, queries, noise, *, rng):
     return q @ x + check_rng(rng).uniform(-e, e, size=q.shape[0])
 
 
-def reconstruct_bits(queries, noisy_answers):
+def reconstruct_bits(queries: ArrayLike, noisy_answers: ArrayLike) -> np.ndarray:
     """Least-squares reconstruction of the secret bits from noisy subset sums, rounded at ½.
 
     Parameters
@@ -223,7 +226,8 @@ def reconstruct_bits(queries, noisy_answers):
     return (estimate > 0.5).astype(int)
 
 
-def membership_attack(count, epsilon, *, trials, rng, threshold=None):
+def membership_attack(count: float, epsilon: float, *, trials: int, rng: np.random.Generator,
+                      threshold: float | None = None) -> tuple[float, float]:
     """Empirical (FPR, TPR) of the test "Alice is in the data if the noisy count exceeds ``threshold``".
 
     The count is ``count`` without Alice (D′) and ``count + 1`` with her (D),
@@ -263,7 +267,7 @@ def membership_attack(count, epsilon, *, trials, rng, threshold=None):
     return float(np.mean(without > t)), float(np.mean(with_alice > t))
 
 
-def max_tpr(fpr, epsilon, delta=0.0):
+def max_tpr(fpr: float, epsilon: float, delta: float = 0.0) -> float | np.ndarray:
     """The largest true-positive rate any test can have at false-positive rate ``fpr`` under (ε, δ)-DP.
 
     From FPR + e^ε·FNR ≥ 1 − δ and e^ε·FPR + FNR ≥ 1 − δ
@@ -299,7 +303,7 @@ def max_tpr(fpr, epsilon, delta=0.0):
     return float(bound) if bound.ndim == 0 else bound
 
 
-def guess_success_bound(epsilon):
+def guess_success_bound(epsilon: float) -> float:
     """e^ε/(1 + e^ε): the best chance of guessing "in or out" right at a fair prior under ε-DP.
 
     This is the pure (δ = 0) bound; under (ε, δ)-DP the two testing
@@ -325,7 +329,7 @@ def guess_success_bound(epsilon):
     return 1.0 / (1.0 + math.exp(-check_epsilon(epsilon)))
 
 
-def hockey_stick_delta(p, q, epsilon):
+def hockey_stick_delta(p: ArrayLike, q: ArrayLike, epsilon: float) -> float:
     """Smallest δ with P(S) ≤ e^ε·Q(S) + δ for every event S: Σ_y max(p(y) − e^ε·q(y), 0).
 
     This is for one ordered pair (P, Q). A mechanism's δ(ε) is the largest

@@ -16,9 +16,12 @@ mechanism that only produces one output per call, by a slow Python loop.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 import pandas as pd
 
 from .random import check_rng
@@ -37,7 +40,7 @@ __all__ = [
 
 
 @refuse_overflow("count", "trials", "alpha")
-def clopper_pearson(count, trials, alpha):
+def clopper_pearson(count: ArrayLike, trials: int, alpha: float) -> tuple[float | np.ndarray, float | np.ndarray]:
     """One-sided Clopper–Pearson bounds (lower, upper) on a binomial probability.
 
     lower = Beta⁻¹(alpha; k, n - k + 1) (0 when k = 0) and
@@ -173,7 +176,7 @@ class AuditResult:
     claimed_epsilon: float | None = None
     flagged: bool | None = None
 
-    def exceeds(self, claimed_epsilon) -> bool:
+    def exceeds(self, claimed_epsilon: float) -> bool:
         """True when the certified bound refutes ``claimed_epsilon`` (ε_lb > claimed ε)."""
         return self.epsilon_lb > check_epsilon(claimed_epsilon, "claimed_epsilon")
 
@@ -227,8 +230,10 @@ def _result(event, n, k0, k1, conf, dlt, claim):
     )
 
 
-def epsilon_lower_bound(mechanism, x, x_prime, event, trials, confidence=0.95, *, rng, delta=0.0,
-                        claimed_epsilon=None):
+def epsilon_lower_bound(mechanism: Callable[..., Any], x: ArrayLike, x_prime: ArrayLike,
+                        event: Callable[[np.ndarray], np.ndarray], trials: int, confidence: float = 0.95, *,
+                        rng: np.random.Generator, delta: float = 0.0,
+                        claimed_epsilon: float | None = None) -> AuditResult:
     """Certified lower bound on the ε of ``mechanism`` from the neighbours x, x' and the event S.
 
     Runs the mechanism ``trials`` times on each input, counts k0 and k1 outputs
@@ -310,8 +315,9 @@ def _candidate_thresholds(pooled, n_thresholds, pilot):
     return np.unique(np.quantile(pooled, levels))
 
 
-def search_events(mechanism, x, x_prime, trials, confidence=0.95, *, rng, pilot_trials=None, n_thresholds=64,
-                  delta=0.0, claimed_epsilon=None):
+def search_events(mechanism: Callable[..., Any], x: ArrayLike, x_prime: ArrayLike, trials: int,
+                  confidence: float = 0.95, *, rng: np.random.Generator, pilot_trials: int | None = None,
+                  n_thresholds: int = 64, delta: float = 0.0, claimed_epsilon: float | None = None) -> AuditResult:
     """Choose a threshold event on a pilot batch, then certify it on a fresh batch.
 
     The family is {output > t} and {output < t} for thresholds t between the
@@ -366,7 +372,7 @@ def search_events(mechanism, x, x_prime, trials, confidence=0.95, *, rng, pilot_
     return epsilon_lower_bound(mechanism, x, x_prime, event, n, conf, rng=rng, delta=dlt, claimed_epsilon=claim)
 
 
-def repeat_mechanism(single_run):
+def repeat_mechanism(single_run: Callable[..., Any]) -> Callable[..., np.ndarray]:
     """Wrap a one-output mechanism ``single_run(data, rng=rng)`` into the audit convention.
 
     The wrapper calls ``single_run`` ``size`` times in a Python loop and stacks
@@ -400,7 +406,7 @@ def repeat_mechanism(single_run):
     return mechanism
 
 
-def audit_table(results):
+def audit_table(results: dict[str, AuditResult]) -> pd.DataFrame:
     """One row per audit: claimed ε, certified lower bound, verdict, event and frequencies.
 
     Parameters

@@ -12,12 +12,14 @@ the domains and candidate sets of the chapters' mechanisms.
 
 from __future__ import annotations
 
+import os
 import hashlib
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import ArrayLike
 import pandas as pd
 
 __all__ = ["ADULT_PATH", "ADULT_SHA256", "ADULT_PUBLIC_SIZE_BOUND", "OCCUPATIONS", "MARITAL_STATUSES",
@@ -97,7 +99,7 @@ def _read_adult(path: Path, identity: tuple) -> pd.DataFrame:
     return df
 
 
-def load_adult(path=None) -> pd.DataFrame:
+def load_adult(path: str | os.PathLike | None = None) -> pd.DataFrame:
     """Return the Adult data (32,561 rows): 4 fake identifier columns, then the 15 UCI columns.
 
     The file is parsed once per process and cached; each call returns a copy,
@@ -135,7 +137,7 @@ def load_adult(path=None) -> pd.DataFrame:
     return _read_adult(resolved, (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)).copy()
 
 
-def ssn_numbers(ssn) -> np.ndarray:
+def ssn_numbers(ssn: ArrayLike) -> np.ndarray:
     """The SSNs 'ddd-dd-dddd' as 9-digit integers (int64): a per-record key for hashing and splitting.
 
     Parameters
@@ -202,7 +204,7 @@ def _marital_status_counts():
     return tuple(counts.index), counts.to_numpy(dtype=float)
 
 
-def marital_status_counts():
+def marital_status_counts() -> pd.Series:
     """(categories, counts) of ``Marital Status`` in the Adult data, largest first; cached.
 
     The 7 categories are the public ``MARITAL_STATUSES``; the counts are the

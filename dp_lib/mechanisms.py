@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .noise import check_noise_range, sample_laplace
 from .random import check_rng
@@ -27,7 +28,7 @@ __all__ = [
 ]
 
 
-def laplace_scale(sensitivity, epsilon):
+def laplace_scale(sensitivity: float, epsilon: float) -> float:
     """Scale b = Δ₁/ε of the Laplace noise that makes a query ε-DP.
 
     Privacy: ε-DP for neighbours under which ``sensitivity`` bounds the L1 sensitivity.
@@ -46,7 +47,8 @@ def laplace_scale(sensitivity, epsilon):
     return scale
 
 
-def laplace_mech(value, sensitivity, epsilon, *, rng):
+def laplace_mech(value: ArrayLike, sensitivity: float, epsilon: float, *,
+                 rng: np.random.Generator) -> float | np.ndarray:
     """Release ``value`` + Lap(Δ₁/ε) noise, independently per coordinate.
 
     Parameters
@@ -82,7 +84,7 @@ def laplace_mech(value, sensitivity, epsilon, *, rng):
     return scalar_or_array(true_answer + noise)
 
 
-def gaussian_sigma(sensitivity, epsilon, delta):
+def gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
     """Classic Gaussian calibration σ = sqrt(2 ln(1.25/δ)) Δ₂ / ε.
 
     Proved only for ε in (0, 1) (Dwork & Roth 2014, Thm A.1), so ε >= 1 is
@@ -115,7 +117,7 @@ def gaussian_sigma(sensitivity, epsilon, delta):
 
 
 @refuse_overflow("sigma", "sensitivity", "epsilon")
-def gaussian_delta(sigma, sensitivity, epsilon):
+def gaussian_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
     """Exact δ of N(0, σ²) noise at ε (Balle & Wang 2018, Thm 8).
 
     δ(σ) = Φ(Δ/2σ - εσ/Δ) - e^ε Φ(-Δ/2σ - εσ/Δ); computed with log Φ so that
@@ -139,7 +141,7 @@ def gaussian_delta(sigma, sensitivity, epsilon):
     return max(0.0, float(ndtr(a - c) - math.exp(eps + log_ndtr(-a - c))))
 
 
-def analytic_gaussian_sigma(sensitivity, epsilon, delta):
+def analytic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
     """Smallest σ for which N(0, σ²) noise is (ε, δ)-DP (Balle & Wang 2018, Alg. 1).
 
     Found by bisection on log σ to a relative precision of 1e-12; δ(σ) is
@@ -176,7 +178,8 @@ def analytic_gaussian_sigma(sensitivity, epsilon, delta):
     return hi
 
 
-def gaussian_mech(value, sensitivity, epsilon, delta, *, rng, calibration="analytic"):
+def gaussian_mech(value: ArrayLike, sensitivity: float, epsilon: float, delta: float, *, rng: np.random.Generator,
+                  calibration: str = "analytic") -> float | np.ndarray:
     """Release ``value`` + N(0, σ²) noise per coordinate.
 
     Parameters
@@ -211,7 +214,7 @@ def gaussian_mech(value, sensitivity, epsilon, delta, *, rng, calibration="analy
 
 
 @refuse_overflow("true", "private")
-def pct_error(true, private):
+def pct_error(true: ArrayLike, private: ArrayLike) -> float | np.ndarray:
     """Percent error 100 |private - true| / |true|, elementwise.
 
     Privacy: none; computing it uses the true answer, so it is for evaluation only.

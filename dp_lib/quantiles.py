@@ -11,6 +11,7 @@ picks a piece with probability proportional to its length times
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .random import check_rng
 from .validation import check_epsilon, check_finite_array, check_probability, check_real
@@ -18,7 +19,8 @@ from .validation import check_epsilon, check_finite_array, check_probability, ch
 __all__ = ["quantile_intervals", "private_quantile"]
 
 
-def quantile_intervals(values, quantile, epsilon, lower, upper):
+def quantile_intervals(values: ArrayLike, quantile: float, epsilon: float, lower: float,
+                       upper: float) -> tuple[np.ndarray, np.ndarray]:
     """Pieces of ``[lower, upper]`` and the exponential mechanism's probability of each.
 
     Parameters
@@ -68,7 +70,8 @@ def quantile_intervals(values, quantile, epsilon, lower, upper):
     return edges, weights / weights.sum()
 
 
-def private_quantile(values, quantile, epsilon, lower, upper, *, rng):
+def private_quantile(values: ArrayLike, quantile: float, epsilon: float, lower: float, upper: float, *,
+                     rng: np.random.Generator) -> float:
     """Release the ``quantile`` of ``values`` with the exponential mechanism on ``[lower, upper]``.
 
     Parameters

@@ -10,9 +10,12 @@ probabilities sit beside the samplers, so chapters and tests can compare.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .noise import open_uniform, sample_laplace
 from .random import check_rng
@@ -74,7 +77,8 @@ def _n_draws(size) -> int:
     return 1 if shape is None else math.prod(shape)
 
 
-def exponential_probabilities(scores, sensitivity, epsilon, monotone=False):
+def exponential_probabilities(scores: ArrayLike, sensitivity: float, epsilon: float,
+                              monotone: bool = False) -> np.ndarray:
     """Exact output distribution of the exponential mechanism, Pr[r] ∝ exp(ε u_r / (2Δ)).
 
     Computed stably: logits z = ε u/(2Δ) (ε u/Δ if ``monotone``), shifted by
@@ -110,7 +114,9 @@ def exponential_probabilities(scores, sensitivity, epsilon, monotone=False):
     return np.exp(z - logsumexp(z))
 
 
-def exponential_mech(candidates, scores, sensitivity, epsilon, *, rng, monotone=False, size=None):
+def exponential_mech(candidates: Sequence[Any], scores: ArrayLike, sensitivity: float, epsilon: float, *,
+                     rng: np.random.Generator, monotone: bool = False,
+                     size: int | tuple[int, ...] | None = None) -> Any:
     """Select candidate(s) with the exponential mechanism, by inverse-CDF sampling.
 
     Draws U ~ Unif[0, 1) and returns the first candidate whose cumulative
@@ -157,7 +163,8 @@ def exponential_mech(candidates, scores, sensitivity, epsilon, *, rng, monotone=
 
 
 @refuse_overflow("n_candidates", "sensitivity", "epsilon", "t")
-def exponential_error_bound(n_candidates, sensitivity, epsilon, t, *, n_optimal=1, monotone=False):
+def exponential_error_bound(n_candidates: int, sensitivity: float, epsilon: float, t: float, *, n_optimal: int = 1,
+                            monotone: bool = False) -> float:
     """Utility bound of the exponential mechanism: error ≤ (2Δ/ε)(ln(|R|/|R_OPT|) + t) w.p. ≥ 1 - e^-t.
 
     The error is OPT - u(output). With ``monotone=True`` the factor 2Δ/ε becomes Δ/ε.
@@ -180,7 +187,7 @@ def exponential_error_bound(n_candidates, sensitivity, epsilon, t, *, n_optimal=
     return float(bound) if bound.ndim == 0 else bound
 
 
-def noisy_max_scale(sensitivity, epsilon, *, monotone=False):
+def noisy_max_scale(sensitivity: float, epsilon: float, *, monotone: bool = False) -> float:
     """Noise scale for report noisy max: 2Δ/ε for general scores, Δ/ε for monotone ones.
 
     The same scale serves Laplace, Gumbel and exponential noise.
@@ -200,7 +207,7 @@ def noisy_max_scale(sensitivity, epsilon, *, monotone=False):
 
 
 @refuse_overflow("gap", "scale")
-def laplace_noisy_max_win_probability(gap, scale):
+def laplace_noisy_max_win_probability(gap: float, scale: float) -> float:
     """Pr[A is released] by noisy max over two candidates A, B with iid Lap(scale) noise.
 
     With gap = u_A - u_B and D the difference of two Lap(b) variables,
@@ -224,8 +231,9 @@ def laplace_noisy_max_win_probability(gap, scale):
     return scalar_or_array(np.where(g >= 0, 1 - loser, loser))
 
 
-def report_noisy_max(candidates, scores, sensitivity, epsilon, *, rng, noise="laplace", monotone=False,
-                     size=None):
+def report_noisy_max(candidates: Sequence[Any], scores: ArrayLike, sensitivity: float, epsilon: float, *,
+                     rng: np.random.Generator, noise: str = "laplace", monotone: bool = False,
+                     size: int | tuple[int, ...] | None = None) -> Any:
     """Add independent noise to every score and release only the argmax.
 
     The scale is ``noisy_max_scale``: 2Δ/ε for general scores of sensitivity
@@ -274,7 +282,9 @@ def report_noisy_max(candidates, scores, sensitivity, epsilon, *, rng, noise="la
     return _pick(cands, np.argmax(u + z, axis=1), size)
 
 
-def permute_and_flip(candidates, scores, sensitivity, epsilon, *, rng, monotone=False, size=None):
+def permute_and_flip(candidates: Sequence[Any], scores: ArrayLike, sensitivity: float, epsilon: float, *,
+                     rng: np.random.Generator, monotone: bool = False,
+                     size: int | tuple[int, ...] | None = None) -> Any:
     """Permute-and-flip: visit candidates in random order, accept r w.p. exp(ε (u_r - u*)/(2Δ)).
 
     u* is the best score, so a best candidate is always accepted when reached.
@@ -315,7 +325,8 @@ def permute_and_flip(candidates, scores, sensitivity, epsilon, *, rng, monotone=
     return _pick(cands, order[np.arange(n), first], size)
 
 
-def permute_and_flip_probabilities(scores, sensitivity, epsilon, monotone=False):
+def permute_and_flip_probabilities(scores: ArrayLike, sensitivity: float, epsilon: float,
+                                   monotone: bool = False) -> np.ndarray:
     """Exact output distribution of permute-and-flip.
 
     With q_j = exp(ε (u_j - u*)/(2Δ)), flip every coin in advance: r is

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .noise import MAX_LAPLACE_DRAW, check_noise_range, open_uniform, sample_laplace
 from .random import check_rng
@@ -35,7 +36,7 @@ __all__ = [
 
 
 @refuse_overflow("n", "upper")
-def mean_local_sensitivity(n, upper):
+def mean_local_sensitivity(n: int, upper: float) -> float:
     """Largest local sensitivity of the mean over all data sets of n values in [0, upper]: upper / n.
 
     Attained by {upper, 0, ..., 0}. It depends on n, and n is private under
@@ -70,7 +71,7 @@ def mean_local_sensitivity(n, upper):
 
 
 @refuse_overflow("values", "upper")
-def mean_local_sensitivity_at(values, upper):
+def mean_local_sensitivity_at(values: ArrayLike, upper: float) -> float:
     """Exact local sensitivity of the mean at ``values`` (clipped to [0, upper]).
 
     LS(x) = max( max_i |x_i - x̄| / (n - 1), max(x̄, upper - x̄) / (n + 1) ):
@@ -102,7 +103,7 @@ def mean_local_sensitivity_at(values, upper):
     return max(float(np.max(np.abs(x - xbar))) / (n - 1), max(xbar, u - xbar) / (n + 1))
 
 
-def distance_to_high_sensitivity(n, upper, bound):
+def distance_to_high_sensitivity(n: int, upper: float, bound: float) -> float:
     """γ̂(n) = min{k >= 0 : upper / (n - k) > bound}, a sensitivity-1 lower bound on PTR's distance.
 
     Any y with LS(y) > bound has fewer than upper/bound records, so it is at
@@ -152,7 +153,7 @@ def distance_to_high_sensitivity(n, upper, bound):
     return n - m
 
 
-def ptr_threshold(epsilon, delta):
+def ptr_threshold(epsilon: float, delta: float) -> float:
     """PTR's test threshold T = ln(1/δ)/ε for test noise Lap(1/ε).
 
     With γ = 0 (an unsafe data set) the test passes with P[Lap(1/ε) > T] = δ/2.
@@ -173,7 +174,8 @@ def ptr_threshold(epsilon, delta):
 
 
 @refuse_overflow("distance", "epsilon", "delta")
-def ptr_bottom_probability(distance, epsilon, delta, *, threshold=None):
+def ptr_bottom_probability(distance: ArrayLike, epsilon: float, delta: float, *,
+                           threshold: float | None = None) -> float | np.ndarray:
     """P[⊥] = P[distance + Lap(1/ε) <= T], with T = ptr_threshold(ε, δ) unless ``threshold`` is given.
 
     ``distance`` may be an array and may contain ``inf`` (then P[⊥] = 0).
@@ -205,7 +207,8 @@ def ptr_bottom_probability(distance, epsilon, delta, *, threshold=None):
     return scalar_or_array(p)
 
 
-def gs_mean(values, upper, epsilon, *, rng, size=None):
+def gs_mean(values: ArrayLike, upper: float, epsilon: float, *, rng: np.random.Generator,
+            size: int | tuple[int, ...] | None = None) -> float | np.ndarray:
     """Global-sensitivity mean: (sum + Lap(2 upper/ε)) / max(count + Lap(2/ε), 1).
 
     Values are clipped to [0, upper]; the sum (sensitivity upper) and the count
@@ -246,7 +249,8 @@ def gs_mean(values, upper, epsilon, *, rng, size=None):
     return scalar_or_array(noisy_sum / np.maximum(noisy_count, 1.0))
 
 
-def ptr_mean(values, upper, bound, epsilon, delta, *, rng, size=None):
+def ptr_mean(values: ArrayLike, upper: float, bound: float, epsilon: float, delta: float, *, rng: np.random.Generator,
+             size: int | tuple[int, ...] | None = None) -> float | np.ndarray | None:
     """Propose-test-release for the mean of values clipped to [0, upper]; ``None`` means ⊥.
 
     1. proposed bound b = ``bound``; 2. γ̂ = distance_to_high_sensitivity(n, upper, b);
@@ -301,7 +305,7 @@ def ptr_mean(values, upper, bound, epsilon, delta, *, rng, size=None):
 
 
 @refuse_overflow("epsilon", "delta")
-def smooth_beta(epsilon, delta, noise="laplace"):
+def smooth_beta(epsilon: float, delta: float, noise: str = "laplace") -> float:
     """Smoothness β of NRS07: ε / (2 ln(2/δ)) for Laplace noise, ε/6 for Cauchy (pass delta=0).
 
     Privacy: with the matching noise (see ``smooth_mean``) the release is
@@ -323,7 +327,7 @@ def smooth_beta(epsilon, delta, noise="laplace"):
 
 
 @refuse_overflow("n", "upper", "beta", "k")
-def log_smooth_sensitivity_terms(n, upper, beta, k):
+def log_smooth_sensitivity_terms(n: int, upper: float, beta: float, k: ArrayLike) -> float | np.ndarray:
     """ln( e^{-βk} A(k) ) with A(k) = upper / max(n - k, 1), elementwise over the integers ``k`` >= 0.
 
     A(k) bounds the local sensitivity of any data set within k steps of one of
@@ -355,7 +359,7 @@ def log_smooth_sensitivity_terms(n, upper, beta, k):
 
 
 @refuse_overflow("n", "upper", "epsilon", "delta")
-def smooth_sensitivity_mean(n, upper, epsilon, delta, *, noise="laplace"):
+def smooth_sensitivity_mean(n: int, upper: float, epsilon: float, delta: float, *, noise: str = "laplace") -> float:
     """β-smooth sensitivity S = max over k >= 0 of e^{-βk} A(k) for the mean, A(k) = upper/max(n - k, 1).
 
     k = 0 is included, so S >= upper/n >= LS. ln(e^{-βk}A(k)) is convex in k on
@@ -392,7 +396,8 @@ def smooth_sensitivity_mean(n, upper, epsilon, delta, *, noise="laplace"):
     return max(u / n, u * math.exp(-beta * (n - 1)))
 
 
-def smooth_mean(values, upper, epsilon, delta, *, rng, noise="laplace", size=None):
+def smooth_mean(values: ArrayLike, upper: float, epsilon: float, delta: float, *, rng: np.random.Generator,
+                noise: str = "laplace", size: int | tuple[int, ...] | None = None) -> float | np.ndarray:
     """Mean of values clipped to [0, upper] plus noise scaled to the smooth sensitivity S.
 
     noise="laplace": mean + (2S/ε) Lap(1) with β = ε/(2 ln(2/δ)).

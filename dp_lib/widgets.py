@@ -25,6 +25,11 @@ message in place of the figure; the static site's frames
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # matplotlib is imported on first use only
+    from matplotlib.figure import Figure
 
 __all__ = ["PNG_SETTINGS", "figure_png", "default_layout", "slider_figure", "setup_figures", "interact_figure"]
 
@@ -32,7 +37,7 @@ __all__ = ["PNG_SETTINGS", "figure_png", "default_layout", "slider_figure", "set
 PNG_SETTINGS = {"format": "png", "bbox_inches": None, "metadata": {"Software": None}}
 
 
-def figure_png(fig) -> bytes:
+def figure_png(fig: Figure) -> bytes:
     """PNG bytes of a figure, drawn once at its own size and resolution (``fig.dpi``).
 
     Parameters
@@ -66,7 +71,7 @@ def figure_png(fig) -> bytes:
     return buf.getvalue()
 
 
-def default_layout(function):
+def default_layout(function: Callable[..., Any]) -> tuple[tuple[float, float], list | None]:
     """The figure of ``function()`` at its defaults, laid out: its size and its axes' positions.
 
     Parameters
@@ -106,7 +111,7 @@ def default_layout(function):
 _LAYOUTS: dict = {}
 
 
-def slider_figure(function, kwargs):
+def slider_figure(function: Callable[..., Any], kwargs: dict[str, Any]) -> Figure:
     """The figure a slider shows for ``function(**kwargs)``: fixed layout, or why there is none.
 
     The axes keep the positions the layout engine gives the figure at the
@@ -201,7 +206,7 @@ def setup_figures() -> None:
         Figure, lambda fig: b2a_base64(figure_png(fig), newline=False).decode("ascii"))
 
 
-def interact_figure(function, /, **widgets):
+def interact_figure(function: Callable[..., Any], /, **widgets: Any) -> Any:
     """Sliders that redraw a figure: ``interact(function, **widgets)`` for plotting functions.
 
     Parameters
