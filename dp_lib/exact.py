@@ -14,6 +14,11 @@ its outputs. A deployment passes a generator fed by the operating system,
 e.g. ``numpy.random.Generator(SecureBitGenerator())`` where the bit generator
 wraps ``secrets``/``os.urandom`` (numpy.random.BitGenerator subclass, or
 randomgen's ``UserBitGenerator``). Everything here only calls ``rng.integers``.
+
+Size: about 240 lines of code, above the ~150 of the house rules, on purpose: the paper's
+algorithms are here twice, as the readable one-draw-at-a-time functions the chapter reads and as
+the vectorised twins the mechanisms use, next to each other so that a reader (and the tests, which
+pin them to the same law and, for one draw, the same value) can compare them line by line.
 """
 
 from __future__ import annotations

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only
+    from matplotlib.figure import Figure
+    from numpy.typing import ArrayLike
+
 from functools import lru_cache
 
 import numpy as np
@@ -47,7 +53,7 @@ class FloatLatticePlot(LivePlot):
 
     rows = [(0.0, "from f(D) = 0", OKABE_ITO["blue"], 1), (1.0, "from f(D') = 1", OKABE_ITO["orange"], 0)]
 
-    def build(self):
+    def build(self) -> None:
         steps = np.arange(_WINDOW)
         self.fig, ax = new_figure(width=8.0, height=2.6)
         self.ax = ax
@@ -65,7 +71,7 @@ class FloatLatticePlot(LivePlot):
         self.legend = ax.legend(loc="upper center", ncol=2)
         self.changing = [*(m for pair in self.markers for m in pair), self.xlabel, self.legend, ax.title]
 
-    def update(self, scale=1.0, seed=2024):
+    def update(self, scale: float = 1.0, seed: int = 2024) -> None:
         if not (is_finite_number(scale) and 0.05 <= scale <= 1e6):
             raise ValueError("scale: the scale b must be a number in [0.05, 1e6]")
         y, steps = _window(scale)
@@ -84,7 +90,7 @@ class FloatLatticePlot(LivePlot):
         self.ax.title.set_text(f"b = {scale:g}: {share:.2%} of releases from f(D') = 1 are impossible from f(D) = 0")
 
 
-def plot_float_lattice(scale=1.0, seed=2024):
+def plot_float_lattice(scale: float = 1.0, seed: int = 2024) -> Figure:
     """Which of 48 consecutive doubles the float Laplace mechanism can output from f(D) = 0 and from f(D') = 1.
 
     Each marker is one double near 1 + b/2 (x-axis: its offset in units in the last place); a filled
@@ -102,7 +108,8 @@ plot_float_lattice.live = FloatLatticePlot
 
 
 @book_style
-def plot_discrete_samples(laplace_draws, laplace_scale, gaussian_draws, gaussian_sigma):
+def plot_discrete_samples(laplace_draws: ArrayLike, laplace_scale: float, gaussian_draws: ArrayLike,
+                          gaussian_sigma: float) -> Figure:
     """Exact discrete Laplace (left) and discrete Gaussian (right) draws against their pmfs, with the continuous densities.
 
     Bars: share of draws at each integer; dots: the exact pmf; line: the continuous density with the same

@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only
+    from collections.abc import Hashable
+    from matplotlib.figure import Figure
+    from numpy.typing import ArrayLike
+
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
@@ -16,7 +23,7 @@ __all__ = ["plot_laplace_shapes", "plot_sample_check", "plot_noisy_count", "Nois
 
 
 @book_style
-def plot_laplace_shapes(scales=(0.5, 1.0, 2.0), *, xlim=6.0):
+def plot_laplace_shapes(scales: tuple[float, ...] = (0.5, 1.0, 2.0), *, xlim: float = 6.0) -> Figure:
     """Density (left) and CDF (right) of Lap(0, b) for a few scales b.
 
     Defined in: chapters/02_laplace.ipynb
@@ -33,7 +40,8 @@ def plot_laplace_shapes(scales=(0.5, 1.0, 2.0), *, xlim=6.0):
 
 
 @book_style
-def plot_sample_check(samples, scale, *, loc=0.0, title="inverse-CDF samples"):
+def plot_sample_check(samples: ArrayLike, scale: float, *, loc: float = 0.0,
+                      title: str = "inverse-CDF samples") -> Figure:
     """Histogram of ``samples`` (density-normalised) against the exact Lap(loc, scale) density.
 
     Defined in: chapters/02_laplace.ipynb
@@ -67,7 +75,7 @@ class NoisyCountPlot(LivePlot):
     n_draws = 10_000
     half_width = 15.0
 
-    def build(self):
+    def build(self) -> None:
         hw, true_answer = self.half_width, count_older_than_40()
         self.true_answer = true_answer
         self.x = np.linspace(-hw, hw, 801)
@@ -87,7 +95,7 @@ class NoisyCountPlot(LivePlot):
         right.legend(loc="upper right", fontsize=7)  # clear of the true-answer line at the centre
         self.changing = [self.fill, self.density, left.title, self.bars, self.exact, right.title]
 
-    def update(self, epsilon=1.0, sensitivity=1.0, seed=2024):
+    def update(self, epsilon: float = 1.0, sensitivity: float = 1.0, seed: int = 2024) -> Hashable:
         b = laplace_scale(sensitivity, epsilon)
         noisy = laplace_mech(np.full(self.n_draws, float(self.true_answer)), sensitivity, epsilon,
                              rng=make_rng(seed))
@@ -107,7 +115,7 @@ class NoisyCountPlot(LivePlot):
         return top
 
 
-def plot_noisy_count(epsilon=1.0, sensitivity=1.0, seed=2024):
+def plot_noisy_count(epsilon: float = 1.0, sensitivity: float = 1.0, seed: int = 2024) -> Figure:
     """The slider figure of chapters/02_laplace.ipynb: noise density and 10,000 noisy answers (``NoisyCountPlot``).
 
     The draws come from ``make_rng(seed)``: each slider setting always shows the same picture.
@@ -122,7 +130,8 @@ plot_noisy_count.live = NoisyCountPlot
 
 
 @book_style
-def plot_laplace_vs_gaussian(epsilon=1.0, delta=1e-5, sensitivity=1.0, *, half_width=15.0):
+def plot_laplace_vs_gaussian(epsilon: float = 1.0, delta: float = 1e-5, sensitivity: float = 1.0, *,
+                             half_width: float = 15.0) -> Figure:
     """Noise densities of the Laplace (ε-DP) and analytic Gaussian ((ε, δ)-DP) mechanisms.
 
     Defined in: chapters/02_laplace.ipynb

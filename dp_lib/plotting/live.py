@@ -28,6 +28,13 @@ returns a hashable *view* (e.g. the y-limits, picked from a short ladder); the
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only
+    from collections.abc import Hashable
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
 import io
 
 import matplotlib as mpl
@@ -51,12 +58,12 @@ class LivePlot:
     def build(self) -> None:  # pragma: no cover - every slider figure defines it
         raise NotImplementedError
 
-    def update(self, **setting):  # pragma: no cover - every slider figure defines it
+    def update(self, **setting) -> Hashable:  # pragma: no cover - every slider figure defines it
         """Put the numbers for ``setting`` into ``self.changing``; return the view (``None``: one view)."""
         raise NotImplementedError
 
     @staticmethod
-    def relabel(artists, legend_texts, labels) -> None:
+    def relabel(artists: list, legend_texts: list, labels: list[str]) -> None:
         """Give ``artists`` new legend ``labels`` and show them in the legend's text artists (``legend.get_texts()``)."""
         for artist, text, label in zip(artists, legend_texts, labels):
             artist.set_label(label)
@@ -73,7 +80,7 @@ class LivePlot:
         self.fig.set_layout_engine("none")
         self._frozen = True
 
-    def figure(self, **setting):
+    def figure(self, **setting) -> Figure:
         """The whole figure for ``setting``, as a chapter's static cell shows it.
 
         At the defaults the figure keeps its layout engine, which runs inside
@@ -175,7 +182,7 @@ def _foreground(plot) -> list:
     return parts
 
 
-def encode_png(canvas) -> bytes:
+def encode_png(canvas: FigureCanvasAgg) -> bytes:
     """The canvas as an RGB PNG (the book's figures are opaque), fastest zlib level.
 
     Speed: level 1 and no alpha channel encode an 800x320 figure in about 7 ms

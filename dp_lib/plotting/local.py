@@ -3,9 +3,19 @@
 The slider figures work from the 14 per-occupation counts of the Adult data
 (cached once) and simulate a survey with the aggregate paths of
 ``dp_lib.local`` (binomial draws per category), so a redraw costs O(k), not O(n).
+
+Size: about 185 lines of code (above ~150): the chapter's five figures, two of them slider classes,
+share the validation and style helpers at the top; split by figure they would be repeated.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only
+    from collections.abc import Hashable
+    from matplotlib.figure import Figure
+    from numpy.typing import ArrayLike
 
 import math
 from numbers import Real
@@ -32,7 +42,8 @@ def _valid_pq(p, q) -> bool:
 
 
 @book_style
-def plot_estimates_vs_normal(estimates, true_count, variance, *, title="", xlabel="estimated count"):
+def plot_estimates_vs_normal(estimates: ArrayLike, true_count: float, variance: float, *, title: str = "",
+                             xlabel: str = "estimated count") -> Figure:
     """Histogram of repeated estimates against N(true_count, variance) and the true value.
 
     Defined in: chapters/07_local_dp.ipynb
@@ -65,7 +76,7 @@ class UnaryHistogramPlot(LivePlot):
     Used in: chapters/07_local_dp.ipynb, through ``plot_unary_histogram``
     """
 
-    def build(self):
+    def build(self) -> None:
         from matplotlib.figure import Figure
 
         counts = occupation_counts()
@@ -86,7 +97,7 @@ class UnaryHistogramPlot(LivePlot):
         ax.legend(loc="lower right", fontsize=8)
         self.changing = [*self.bars.patches, self.errorbars, ax.title]
 
-    def update(self, p=0.75, q=0.25, seed=2024):
+    def update(self, p: float = 0.75, q: float = 0.25, seed: int = 2024) -> Hashable:
         if not _valid_pq(p, q):
             raise ValueError(f"p and q must satisfy 0 < q < p < 1 (got p = {p!r}, q = {q!r}): with p ≤ q a "
                              "reported 1 is no more likely for the true value than for any other, so "
@@ -111,7 +122,7 @@ class UnaryHistogramPlot(LivePlot):
         return left, right
 
 
-def plot_unary_histogram(p=0.75, q=0.25, seed=2024):
+def plot_unary_histogram(p: float = 0.75, q: float = 0.25, seed: int = 2024) -> Figure:
     """The p/q slider figure: true vs estimated occupation counts from unary encoding.
 
     One survey of the 30 718 respondents with an occupation, drawn with
@@ -143,7 +154,7 @@ class SueVsOuePlot(LivePlot):
     Used in: chapters/07_local_dp.ipynb, through ``plot_sue_vs_oue``
     """
 
-    def build(self):
+    def build(self) -> None:
         from matplotlib.backends.backend_agg import RendererAgg
         from matplotlib.figure import Figure
         from matplotlib.font_manager import FontProperties
@@ -185,7 +196,7 @@ class SueVsOuePlot(LivePlot):
         ax.yaxis.set_zorder(0.4)
         self.changing = [ax.xaxis, *(a for pair in self.lines for a in pair), ax.title, *self.after_names]
 
-    def update(self, epsilon=math.log(9), seed=2024, n_surveys=500):
+    def update(self, epsilon: float = math.log(9), seed: int = 2024, n_surveys: int = 500) -> Hashable:
         eps = check_epsilon(epsilon)
         n_surveys = check_int(n_surveys, "n_surveys", minimum=2)
         n, c, rng = self.n, self.c, make_rng(seed)
@@ -204,7 +215,7 @@ class SueVsOuePlot(LivePlot):
         return n_surveys
 
 
-def plot_sue_vs_oue(epsilon=math.log(9), seed=2024, n_surveys=500):
+def plot_sue_vs_oue(epsilon: float = math.log(9), seed: int = 2024, n_surveys: int = 500) -> Figure:
     """The ε slider figure: SUE vs OUE on the occupation counts at the same ε.
 
     For each occupation, the standard deviation of its estimate over
@@ -222,7 +233,7 @@ plot_sue_vs_oue.live = SueVsOuePlot
 
 
 @book_style
-def plot_protocol_choice(epsilon=math.log(9), k=14, k_max=60):
+def plot_protocol_choice(epsilon: float = math.log(9), k: int = 14, k_max: int = 60) -> Figure:
     """Variance per respondent of GRR, SUE and OUE against the domain size, at one ε.
 
     The count-free variances cross at k = 3e^ε + 2: below it k-RR is better.
@@ -245,7 +256,8 @@ def plot_protocol_choice(epsilon=math.log(9), k=14, k_max=60):
 
 
 @book_style
-def plot_local_vs_central(epsilon=math.log(3), k=14, seed=2024, n_surveys=300):
+def plot_local_vs_central(epsilon: float = math.log(3), k: int = 14, seed: int = 2024,
+                          n_surveys: int = 300) -> Figure:
     """Standard deviation of one count against the number of respondents n (log-log).
 
     Local protocols (binary RR for a yes/no question; k-RR and OUE for a
