@@ -36,4 +36,7 @@ from .style import *  # noqa: F401,F403
 from .style import __all__ as _style_all
 
 __all__ = [*_accounting_all, *_attacks_all, *_audit_all, *_composition_all, *_contributions_all, *_exact_all, *_laplace_all, *_learning_all, *_local_all, *_selection_all, *_sensitivity_all, *_sparse_vector_all, *_statistics_all, *_style_all]
+from .pld import *  # noqa: E402,F401,F403  (chapters/12_accounting.ipynb)
+from .pld import __all__ as _pld_all  # noqa: E402
+__all__ += _pld_all
 __all__ += _query_release_all

@@ -1,0 +1,117 @@
+"""Figures of chapters/12_accounting.ipynb: composition bounds against k, trade-off curves, the subsampled
+Gaussian's privacy loss, and shuffled against Poisson batches."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import DEFAULT_ORDERS, advanced_epsilon, optimal_composition_epsilon, rdp_to_epsilon, subsampled_gaussian_rdp
+from ..events import GaussianEvent, LaplaceEvent, PoissonSampled, Repeated
+from ..fdp import clt_mu, epsilon_delta_tradeoff, gaussian_tradeoff, gdp_epsilon
+from ..pld import PldAccountant
+from ..shuffling import two_batch_shuffle_delta
+from .style import OKABE_ITO, book_style, new_figure
+
+__all__ = ["composition_curves", "plot_composition_vs_k", "plot_tradeoff_curves", "plot_subsampled_loss",
+           "plot_shuffle_vs_poisson"]
+
+K_VALUES = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
+
+
+def composition_curves(epsilon=1.0, delta=1e-5, ks=K_VALUES):
+    """ε' of k ε-DP steps at δ' by basic, Thm 3.20, the tanh form, optimal (KOV) and a PLD of Laplace steps.
+
+    Returns
+    -------
+    dict of name -> list of ε' (one per k).
+
+    Privacy: none: arithmetic on public parameters. Used in: chapters/12_accounting.ipynb, through
+    ``plot_composition_vs_k``
+    """
+    ks = [int(k) for k in ks]
+    tanh_form = [k * epsilon * math.tanh(epsilon / 2) + epsilon * math.sqrt(2 * k * math.log(1 / delta)) for k in ks]
+    step = epsilon / 100
+    return {"basic kε": [k * epsilon for k in ks],
+            "Thm 3.20": [float(advanced_epsilon(epsilon, k, delta)) for k in ks],
+            "kε·tanh(ε/2) + ε√(2k ln 1/δ′)": tanh_form,
+            "optimal (any ε-DP steps)": [optimal_composition_epsilon(epsilon, k, delta) for k in ks],
+            "PLD, Laplace steps": [PldAccountant(step).compose(Repeated(LaplaceEvent(1 / epsilon), k)).epsilon(delta)
+                                   for k in ks]}
+
+
+@book_style
+def plot_composition_vs_k(epsilon=1.0, delta=1e-5):
+    """ε' against k for the accountants of ``composition_curves`` (log-log)."""
+    curves = composition_curves(epsilon, delta)
+    fig, ax = new_figure(width=7.5, height=3.6)
+    for (name, values), marker in zip(curves.items(), "os^Dv"):
+        ax.plot(K_VALUES, values, marker=marker, ms=4, label=name)
+    ax.set(xscale="log", yscale="log", xlabel="k, number of ε-DP steps", ylabel=f"total ε′ at δ′ = {delta:g}",
+           title=f"Composing k steps of ε = {epsilon:g}")
+    ax.legend(fontsize=8)
+    return fig
+
+
+@book_style
+def plot_tradeoff_curves(mu=1.0, k=4, delta=1e-5):
+    """Trade-off curves: one μ-GDP step, its k-fold composition (√k μ-GDP) and the (ε, δ) curve of that composition."""
+    alpha = np.linspace(0, 1, 401)
+    mu_k = math.sqrt(k) * mu
+    eps_k = gdp_epsilon(delta, mu_k)
+    fig, ax = new_figure(width=5.2, height=4.2)
+    ax.plot(alpha, 1 - alpha, color=OKABE_ITO["black"], lw=0.8, ls=":", label="perfect privacy: 1 − α")
+    ax.plot(alpha, gaussian_tradeoff(alpha, mu), label=f"one step: G_μ, μ = {mu:g}")
+    ax.plot(alpha, gaussian_tradeoff(alpha, mu_k), label=f"{k} steps: G_√kμ, √k μ = {mu_k:.2f}")
+    ax.plot(alpha, epsilon_delta_tradeoff(alpha, eps_k, delta), ls="--",
+            label=f"({eps_k:.2f}, {delta:g})-DP region of the {k} steps")
+    ax.set(xlabel="α, false-positive rate", ylabel="β, smallest false-negative rate", xlim=(0, 1), ylim=(0, 1),
+           title="Trade-off curves (f-DP)")
+    ax.set_aspect("equal")
+    ax.legend(fontsize=8, loc="upper right")
+    return fig
+
+
+@book_style
+def plot_subsampled_loss(sigma=1.1, q=0.01, steps=1000, delta=1e-5):
+    """The privacy loss of ``steps`` Poisson-subsampled Gaussian steps (removal ordering) against the CLT's normal,
+    with ε at ``delta`` by PLD, RDP (integer orders) and the CLT approximation in the title."""
+    event = Repeated(PoissonSampled(q, GaussianEvent(sigma)), steps)
+    acc = PldAccountant(step=1e-3).compose(event)
+    pld = acc.plds[0]
+    orders = np.asarray(DEFAULT_ORDERS, dtype=float)
+    eps_rdp = rdp_to_epsilon(orders, steps * subsampled_gaussian_rdp(orders, q, sigma), delta)[0]
+    mu = clt_mu(q, sigma, steps)
+    width = 0.05 if mu > 0.5 else 0.01
+    edges = np.arange(pld.losses[0] - width, pld.losses[-1] + 2 * width, width)
+    heights, _ = np.histogram(pld.losses, bins=edges, weights=pld.masses)
+    fig, ax = new_figure(width=7.5, height=3.4)
+    ax.stairs(heights / width, edges, fill=True, alpha=0.5, label="PLD (dp_lib), removal ordering")
+    x = np.linspace(mu * mu / 2 - 5 * mu, mu * mu / 2 + 5 * mu, 400)
+    ax.plot(x, np.exp(-(x - mu * mu / 2) ** 2 / (2 * mu * mu)) / (mu * math.sqrt(2 * math.pi)),
+            color=OKABE_ITO["vermillion"], label=f"CLT: N(μ²/2, μ²), μ = {mu:.2f}")
+    lo, hi = mu * mu / 2 - 5 * mu, mu * mu / 2 + 6 * mu
+    ax.set(xlim=(lo, hi), xlabel="privacy loss L of all steps", ylabel="density",
+           title=f"σ = {sigma:g}, q = {q:g}, T = {steps:,}: ε at δ = {delta:g}: PLD {acc.epsilon(delta):.2f}, "
+                 f"RDP {eps_rdp:.2f}, CLT {gdp_epsilon(delta, mu):.2f}")
+    ax.title.set_fontsize(9)
+    ax.legend(fontsize=8)
+    return fig
+
+
+@book_style
+def plot_shuffle_vs_poisson(sigma=0.5):
+    """δ(ε) of one epoch in two shuffled batches (exact) against the Poisson accountant's δ(ε) at q = ½, T = 2."""
+    eps = np.linspace(0, 3, 61)
+    shuffled = [two_batch_shuffle_delta(e, sigma) for e in eps]
+    acc = PldAccountant(step=1e-3).compose(Repeated(PoissonSampled(0.5, GaussianEvent(sigma)), 2))
+    poisson = [acc.delta(e) for e in eps]
+    fig, ax = new_figure(width=6.5, height=3.4)
+    ax.plot(eps, shuffled, label="shuffled batches (exact)")
+    ax.plot(eps, poisson, ls="--", label="Poisson accountant, q = ½")
+    ax.fill_between(eps, poisson, shuffled, where=np.asarray(shuffled) > np.asarray(poisson), alpha=0.25,
+                    color=OKABE_ITO["vermillion"], label="claimed but not true")
+    ax.set(xlabel="ε", ylabel="δ(ε)", title=f"One epoch, two batches, σ = {sigma:g}")
+    ax.legend(fontsize=8)
+    return fig
