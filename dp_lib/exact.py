@@ -29,7 +29,8 @@ from fractions import Fraction
 import numpy as np
 
 from .random import check_rng
-from .validation import check_finite_array, check_int, check_positive, check_size, refuse_overflow
+from .shaping import refuse_overflow
+from .validation import check_finite_array, check_int, check_positive, check_size
 
 __all__ = [
     "sample_discrete_laplace",

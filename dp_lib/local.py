@@ -25,9 +25,9 @@ from numpy.typing import ArrayLike
 
 from .random import check_rng
 from .unary import debias_counts, unary_variance
+from .shaping import label_like, refuse_overflow, scalar_or_array
 from .validation import (check_bool_array, check_count_array, check_domain, check_epsilon, check_finite_array,
-                         check_int, check_probability, check_size, domain_positions, label_like, refuse_overflow,
-                         scalar_or_array)
+                         check_int, check_probability, check_size, domain_positions)
 
 __all__ = [
     "randomized_response", "rr_epsilon", "rr_estimate_count", "rr_variance",

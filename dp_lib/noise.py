@@ -12,7 +12,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .random import check_rng
-from .validation import check_finite_array, check_positive, check_real, check_size, refuse_overflow, scalar_or_array
+from .shaping import refuse_overflow, scalar_or_array
+from .validation import check_finite_array, check_positive, check_real, check_size
 
 __all__ = [
     "laplace_pdf",

@@ -22,8 +22,9 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from .random import check_rng
+from .shaping import label_like, refuse_overflow
 from .validation import (check_bool_array, check_count_array, check_domain, check_epsilon, check_finite_array,
-                         check_int, check_pq, check_size, domain_positions, label_like, refuse_overflow)
+                         check_int, check_pq, check_size, domain_positions)
 
 __all__ = [
     "unary_encode", "unary_perturb", "unary_reported_counts", "unary_perturb_counts", "unary_epsilon",

@@ -343,3 +343,21 @@ def test_edge_stable_return_types_whatever_the_size():
     one, many = (numeric_sparse_vector(values, 0.0, 1.0, 1.0, 2, rng=make_rng(1), size=s) for s in (None, 5))
     assert type(one) is dict and sorted(one) == [1, 2] and all(type(v) is float for v in one.values())
     assert type(many) is list and len(many) == 5 and all(type(run) is dict for run in many)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_chapters_loop_equals_the_vectorised_halting_rule(seed):
+    """svt_transcript's loop over queries marks exactly what the 0.2 vectorised rule marked on the same draws:
+    positive where q_i + ν_i >= T + ρ and fewer than c positives came before (a cumulative sum)."""
+    gen = make_rng(1000 + seed)
+    q, c, size = gen.normal(0.0, 5.0, int(gen.integers(1, 30))), [None, 1, 2, 3][seed % 4], [None, 1, 7][seed % 3]
+    b_nu = [0.0, 1.0, 3.0][seed % 3]
+    positive, noisy = svt_transcript(q, 0.5, 2.0, b_nu, rng=make_rng(seed), c=c, size=size)
+    draws = make_rng(seed)
+    runs = 1 if size is None else size
+    rho = sample_laplace(2.0, size=(runs, 1), rng=draws)
+    nu = sample_laplace(b_nu, size=(runs, q.size), rng=draws) if b_nu > 0 else np.zeros((runs, q.size))
+    expected = q + nu >= 0.5 + rho
+    if c is not None:
+        expected &= np.cumsum(expected, axis=1) - expected < c
+    assert np.array_equal(np.atleast_2d(positive), expected) and np.array_equal(np.atleast_2d(noisy), q + nu)
