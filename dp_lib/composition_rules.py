@@ -161,8 +161,13 @@ def advanced_epsilon(epsilon: float, k: ArrayLike, delta_prime: float) -> float 
     [0.4904, 5.8502]
     """
     eps = check_epsilon(epsilon)
+    kind = np.asarray(k).dtype.kind if not isinstance(k, (bool, np.bool_)) else "b"
+    if kind not in "iuf":
+        raise TypeError(f"k must be an integer or an array of integers, got {k!r:.60}")
     ks = check_finite_array(k, "k")
-    if np.any(ks < 1) or np.any(ks != np.round(ks)):
+    if kind == "f":  # 2.5 or 3.0: a float is the wrong type for a count, as in check_int
+        raise TypeError(f"k must be an integer or an array of integers (not floats), got {k!r:.60}")
+    if np.any(ks < 1):
         raise ValueError("k must contain integers >= 1")
     total = _advanced_epsilon(eps, ks, check_delta(delta_prime, "delta_prime"))
     if not np.all(np.isfinite(total)):

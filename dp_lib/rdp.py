@@ -20,8 +20,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .shaping import refuse_overflow
-from .validation import (check_delta, check_epsilon, check_finite_array, check_int, check_positive, check_probability,
-                         check_real)
+from .validation import (check_delta, check_epsilon, check_finite_array, check_int, check_nonnegative, check_positive,
+                         check_probability, check_real)
 
 __all__ = [
     "DEFAULT_ORDERS", "gaussian_rdp", "gaussian_zcdp", "laplace_rdp", "zcdp_to_epsilon", "rdp_to_epsilon",
@@ -163,7 +163,7 @@ def zcdp_to_epsilon(rho: float, delta: float) -> float:
     >>> round(zcdp_to_epsilon(0.5, 1e-5), 4)
     5.2985
     """
-    r = check_positive(rho, "rho") if rho != 0 else 0.0
+    r = check_nonnegative(rho, "rho")
     return r + 2.0 * math.sqrt(r * -math.log(check_delta(delta)))
 
 

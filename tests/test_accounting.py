@@ -267,3 +267,10 @@ def test_edge_rdp_to_epsilon_refuses_strings_and_other_non_numbers(bad):
 def test_bad_parameters_name_themselves(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_edge_zcdp_to_epsilon_refuses_booleans_and_strings():
+    for bad in (np.False_, True, "0.5", None):
+        with pytest.raises(TypeError, match="rho"):
+            zcdp_to_epsilon(bad, DELTA)
+    assert zcdp_to_epsilon(0, DELTA) == 0.0 and zcdp_to_epsilon(0.0, DELTA) == 0.0

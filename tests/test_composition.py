@@ -606,3 +606,13 @@ def test_budget_helpers_take_events_too():
         acct.check_room(LaplaceEvent(1.0))
     with pytest.raises(TypeError, match="charges"):
         acct.check_room([LaplaceEvent(1.0)])
+
+
+def test_edge_advanced_epsilon_k_must_be_integers():
+    for bad in (2.5, 3.0, [1, 2.0], True, "3", None):
+        with pytest.raises(TypeError, match=r"^k "):
+            advanced_epsilon(0.1, bad, 1e-5)
+    for bad in (0, [0, 1], -3):
+        with pytest.raises(ValueError, match=r"^k "):
+            advanced_epsilon(0.1, bad, 1e-5)
+    assert advanced_epsilon(0.1, np.array([1, 100]), 1e-5).round(4).tolist() == [0.4904, 5.8502]
