@@ -168,3 +168,13 @@ def test_extreme_budgets_give_finite_histograms():
     for eps in (1e-6, 1e3):
         out = mwem(_small_counts(), W, eps, 3, rng=make_rng(0), total=40.0)
         assert np.all(np.isfinite(out)) and math.isclose(out.sum(), 40.0)
+
+
+def test_audit_of_one_mwem_round_stays_below_its_epsilon():
+    """The appendix's auditor (chapters/A1_auditing.ipynb) on neighbouring histograms: certified ε_lb <= ε."""
+    from dp_lib import ThresholdEvent, epsilon_lower_bound, repeat_mechanism
+
+    W = np.eye(2)
+    mech = repeat_mechanism(lambda data, rng: mwem(np.asarray(data, float), W, 1.0, 1, rng=rng, total=4.0)[1])
+    result = epsilon_lower_bound(mech, [3.0, 0.0], [3.0, 1.0], ThresholdEvent(2.0), 2000, 0.95, rng=make_rng(11))
+    assert 0.0 < result.epsilon_lb <= 1.0
