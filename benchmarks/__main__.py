@@ -24,7 +24,7 @@ from .sliders import run_sliders
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ROOT = RESULTS.parents[1]
-SECTIONS = ("imports", "mechanisms", "sliders", "scale", "book")
+SECTIONS = ("imports", "mechanisms", "sliders", "scale", "book", "pld")
 
 
 def _log(text: str) -> None:
@@ -75,6 +75,10 @@ def main(argv=None) -> int:
     if "scale" in sections:
         _log("scale:")
         scale = run_scale(log=_log)
+    if "pld" in sections:  # DP-SGD's accounting, dp_lib's PLD vs dp-accounting's (writes results/pld.*)
+        _log("pld:")
+        from .pld import main as pld_main
+        pld_main([])
     book = None
     RESULTS.mkdir(exist_ok=True)
     book_file = RESULTS / "book.json"
