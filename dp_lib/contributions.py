@@ -11,132 +11,57 @@ sensitivity is √L0·L∞ (Wilson et al., PoPETs 2020, §3).
 The rows kept are chosen by each user's own random draws, never by looking at
 other users, so bounding is a per-user transformation and the sensitivity bound
 holds for every pair of neighbouring logs.
+
+One job: bounding and the mechanisms built on it. The shop log (generator and
+loader) is ``dp_lib.visits``; the PipelineDP wrapper is
+``dp_lib.pipelinedp_release``; their names stay importable from here.
+
+A missing value (NaN) in a value column is replaced by 0 clamped into
+[min_value, max_value], for every row alike, before bounding; ±inf is clamped.
 """
 
 from __future__ import annotations
 
 import math
-import os
-from pathlib import Path
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 import pandas as pd
 
-from .data import ADULT_PATH
 from .mechanisms import laplace_mech, laplace_scale
 from .noise import sample_laplace
+from .pipelinedp_release import pipeline_dp_release  # noqa: F401  (the old import path)
 from .random import check_rng
-from .validation import (check_delta, check_epsilon, check_finite_array, check_int, check_positive, check_probability,
-                         check_real)
+from .validation import (check_dataframe, check_delta, check_domain, check_finite_array, check_int, check_positive,
+                         check_probability, check_real)
+from .visits import CATEGORIES, VISITS_PATH, load_visits, simulate_visits  # noqa: F401  (the old import path)
 
-__all__ = ["VISITS_PATH", "CATEGORIES", "simulate_visits", "load_visits", "bound_contributions",
-           "contribution_sensitivity", "contribution_envelope", "user_level_count", "user_level_sum", "partition_selection_threshold",
-           "select_partitions", "pipeline_dp_release"]
-
-VISITS_PATH = ADULT_PATH.with_name("visits.csv")  # shipped in dp_lib/datasets/, written by data/make_visits.py
-CATEGORIES = (["books", "music", "garden", "kitchen", "toys", "sport", "health", "beauty", "tools", "games"]
-              + [f"niche-{i:02d}" for i in range(1, 21)])
-_WEIGHTS = np.r_[np.geomspace(1.0, 0.15, 10), np.geomspace(2e-3, 2e-5, 20)]
+__all__ = ["bound_contributions", "contribution_sensitivity", "contribution_envelope", "user_level_count",
+           "user_level_sum", "partition_selection_threshold", "select_partitions"]
 
 
-def simulate_visits(user_ids, *, rng):
-    """A synthetic shop log: a heavy-tailed number of visits per user, each with a category and a spend.
-
-    Each user makes 1 + ⌊Lomax(1.5)⌋ visits (capped at 2,000): most make one or two, a few
-    make hundreds. Each user has a favourite category (drawn from a Zipf-like law over
-    ``CATEGORIES``); a visit goes there with probability 0.6, otherwise to a category drawn
-    from the same law. The spend is log-normal (median $20), rounded to cents.
-
-    Parameters
-    ----------
-    user_ids : 1-d array-like of distinct identifiers (e.g. the Adult data's fake SSNs).
-    rng : numpy.random.Generator (keyword-only, required).
-
-    Returns
-    -------
-    pandas DataFrame with columns "user", "category", "spend", one row per visit,
-    grouped by user in the order of ``user_ids``.
-
-    Privacy: none; it makes synthetic data (data/make_visits.py builds data/visits.csv with it).
-
-    Used in: chapters/10_user_level.ipynb, through data/visits.csv (written by data/make_visits.py)
-
-    Examples
-    --------
-    >>> from dp_lib import make_rng
-    >>> log = simulate_visits(range(1000), rng=make_rng(1))
-    >>> list(log.columns), bool(log.groupby("user").size().max() > 20)
-    (['user', 'category', 'spend'], True)
-    """
-    rng = check_rng(rng)
-    if isinstance(user_ids, (str, bytes, dict, set)) or not hasattr(user_ids, "__len__"):
-        raise TypeError(f"user_ids must be a non-empty 1-d array of distinct identifiers, got {type(user_ids).__name__}")
-    users = np.asarray(user_ids)
-    if users.ndim != 1 or users.size == 0 or pd.Index(users).has_duplicates:
-        raise ValueError("user_ids must be a non-empty 1-d array of distinct identifiers")
-    n_visits = np.minimum(1 + np.floor(rng.pareto(1.5, users.size)), 2000).astype(np.int64)
-    p = _WEIGHTS / _WEIGHTS.sum()
-    favourite = rng.choice(len(CATEGORIES), size=users.size, p=p)
-    owner = np.repeat(np.arange(users.size), n_visits)
-    other = rng.choice(len(CATEGORIES), size=owner.size, p=p)
-    category = np.where(rng.random(owner.size) < 0.6, favourite[owner], other)
-    spend = np.round(np.exp(rng.normal(math.log(20.0), 1.0, owner.size)), 2)
-    return pd.DataFrame({"user": users[owner], "category": np.asarray(CATEGORIES)[category], "spend": spend})
-
-
-def load_visits(path=None) -> pd.DataFrame:
-    """Return the shop log ``data/visits.csv``: one row per visit, keyed by the Adult data's fake SSN.
-
-    Parameters
-    ----------
-    path : str or Path, optional; defaults to the shipped file, ``VISITS_PATH``.
-
-    Returns
-    -------
-    pandas DataFrame with one row per visit (user, category, spend).
-
-    Privacy: none; this is the sensitive log that the user-level chapter protects.
-
-    Defined in: chapters/10_user_level.ipynb
-
-    Examples
-    --------
-    >>> load_visits().shape
-    (84215, 3)
-    """
-    if path is not None and not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a file path (str or Path) or None, got {path!r}")
-    path = Path(path) if path is not None else VISITS_PATH
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing; rebuild it with `python data/make_visits.py`")
-    return pd.read_csv(path, dtype={"user": str, "category": str, "spend": float})
-
-
-def _random_rank(groups, rng):
-    """For each element, its rank (0, 1, ...) within its group in a uniformly random order."""
-    order = np.lexsort((rng.random(groups.size), groups))
-    sorted_groups = groups[order]
-    starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
-    sizes = np.diff(np.r_[starts, groups.size])
-    rank = np.empty(groups.size, dtype=np.int64)
-    rank[order] = np.arange(groups.size) - np.repeat(starts, sizes)
-    return rank
-
-
-def _check_frame(df, *columns):
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
+def _check_frame(df: Any, *columns: tuple[str, Any]) -> None:
+    check_dataframe(df, "df")
     for name, column in columns:
         if column not in df.columns:
             raise ValueError(f"{name} must name a column of df, got {column!r}")
 
 
-def bound_contributions(df, user, partition, *, max_partitions, max_per_partition, rng):
+def bound_contributions(df: pd.DataFrame, user: str, partition: str, *, max_partitions: int, max_per_partition: int,
+                        rng: np.random.Generator) -> pd.DataFrame:
     """Keep, per user, at most ``max_partitions`` partitions and ``max_per_partition`` rows in each.
 
-    The kept partitions are a uniformly random subset of the user's partitions, and
-    within each kept partition the kept rows are a uniformly random subset of the
-    user's rows there (all chosen with independent uniform priorities; no loop over users).
+    The chapter's per-user sampling, step by step: every row gets an independent
+    uniform priority, and in each (user, partition) pair the L∞ rows with the
+    smallest priorities are kept; every pair gets an independent uniform priority,
+    and each user keeps the L0 pairs with the smallest. Keeping the k smallest of
+    independent uniform priorities is a uniformly random k-subset, so the kept
+    partitions are a uniformly random subset of the user's partitions and the kept
+    rows a uniformly random subset of the user's rows there. Each user's choice
+    uses that user's own draws only. Pairs are ordered by user and then partition
+    (their codes in order of first appearance), so the draws are reproducible.
 
     Parameters
     ----------
@@ -166,16 +91,21 @@ def bound_contributions(df, user, partition, *, max_partitions, max_per_partitio
     l0 = check_int(max_partitions, "max_partitions", minimum=1)
     linf = check_int(max_per_partition, "max_per_partition", minimum=1)
     rng = check_rng(rng)
-    users = pd.factorize(df[user], use_na_sentinel=False)[0].astype(np.int64)
-    partitions = pd.factorize(df[partition], use_na_sentinel=False)[0].astype(np.int64)
-    width = partitions.max(initial=0) + 1
-    pair_codes, row_pair = np.unique(users * width + partitions, return_inverse=True)
-    row_ok = _random_rank(row_pair, rng) < linf  # at most L∞ random rows per (user, partition)
-    pair_ok = _random_rank(pair_codes // width, rng) < l0  # at most L0 random partitions per user
-    return df[row_ok & pair_ok[row_pair]].copy()
+    rows = pd.DataFrame({"user": pd.factorize(df[user], use_na_sentinel=False)[0],
+                         "partition": pd.factorize(df[partition], use_na_sentinel=False)[0]})
+    # 1. L∞: a uniform priority per row; keep the L∞ smallest in each (user, partition) pair
+    rows["row_priority"] = rng.random(len(rows))
+    row_kept = rows.groupby(["user", "partition"])["row_priority"].rank(method="first") <= linf
+    # 2. L0: a uniform priority per (user, partition) pair; keep each user's L0 smallest
+    pairs = rows[["user", "partition"]].drop_duplicates().sort_values(["user", "partition"])
+    pairs["pair_priority"] = rng.random(len(pairs))
+    kept_pairs = pairs[pairs.groupby("user")["pair_priority"].rank(method="first") <= l0]
+    pair_kept = pd.MultiIndex.from_frame(rows[["user", "partition"]]).isin(
+        pd.MultiIndex.from_frame(kept_pairs[["user", "partition"]]))
+    return df[row_kept.to_numpy() & pair_kept].copy()
 
 
-def contribution_sensitivity(max_partitions, max_per_partition, max_value=1.0):
+def contribution_sensitivity(max_partitions: int, max_per_partition: int, max_value: float = 1.0) -> dict[str, float]:
     """Sensitivities of the per-partition counts (``max_value=1``) or sums after bounding.
 
     Parameters
@@ -205,8 +135,9 @@ def contribution_sensitivity(max_partitions, max_per_partition, max_value=1.0):
     return {"L0": l0, "Linf": linf, "L1": l0 * linf, "L2": math.sqrt(l0) * linf}
 
 
-def contribution_envelope(df, user, partition, value, *, partitions, max_partitions, max_per_partition, min_value,
-                          max_value, failure=1e-6):
+def contribution_envelope(df: pd.DataFrame, user: str, partition: str, value: str, *, partitions: Sequence[Any],
+                          max_partitions: int, max_per_partition: int, min_value: float, max_value: float,
+                          failure: float = 1e-06) -> pd.DataFrame:
     """Where a bounded per-partition count and clamped sum must lie, whatever the bounding draws.
 
     Each user's contribution to a partition is independent of the other users': a user with
@@ -245,14 +176,13 @@ def contribution_envelope(df, user, partition, value, *, partitions, max_partiti
     _check_frame(df, ("user", user), ("partition", partition), ("value", value))
     l0 = check_int(max_partitions, "max_partitions", minimum=1)
     linf = check_int(max_per_partition, "max_per_partition", minimum=1)
-    keys = pd.Index(list(partitions))
+    keys = check_domain(partitions, "partitions")
     public = df[df[partition].isin(keys)]
     low, high = check_real(min_value, "min_value"), check_real(max_value, "max_value")
     if not (low <= high and math.isfinite(high - low)):
         raise ValueError(f"min_value and max_value must satisfy min_value <= max_value with a finite width, "
                          f"got {min_value!r}, {max_value!r}")
-    v = pd.Series(check_finite_array(public[value], "df[value]").clip(low, high),
-                  index=public.index).sort_values()
+    v = pd.Series(_clamped(public[value], low, high), index=public.index).sort_values()
     by_cell = v.groupby([public[user], public[partition]], sort=False)
     cell = pd.DataFrame({"n": by_cell.size(), "total": by_cell.sum(),
                          "low": v[by_cell.cumcount() < linf].groupby([public[user], public[partition]]).sum(),
@@ -270,16 +200,24 @@ def contribution_envelope(df, user, partition, value, *, partitions, max_partiti
                          "sum_mean": out["sum_mean"], "sum_slack": np.sqrt(out["sum_range2"]) * width})
 
 
-def _bounded(df, user, partition, partitions, l0, linf, rng, *extra):
+def _clamped(values: pd.Series, low: float, high: float) -> np.ndarray:
+    """A value column clamped to [low, high]; a missing value (NaN) becomes 0 clamped, for every row alike."""
+    if values.dtype.kind not in "iuf":
+        raise TypeError(f"df[value] must hold numbers, got dtype {values.dtype}")
+    v = values.to_numpy(dtype=float)
+    return np.clip(np.where(np.isnan(v), 0.0, v), low, high)
+
+
+def _bounded(df: pd.DataFrame, user: str, partition: str, partitions: Any, l0: int, linf: int,
+             rng: np.random.Generator, *extra: tuple[str, Any]) -> tuple[pd.Index, pd.DataFrame]:
     _check_frame(df, ("user", user), ("partition", partition), *extra)
-    keys = pd.Index(list(partitions))
-    if keys.empty or keys.has_duplicates:
-        raise ValueError("partitions must be a non-empty list of distinct public keys")
+    keys = check_domain(partitions, "partitions")
     public = df[df[partition].isin(keys)]  # a per-row filter by a public list: no privacy cost
     return keys, bound_contributions(public, user, partition, max_partitions=l0, max_per_partition=linf, rng=rng)
 
 
-def user_level_count(df, user, partition, *, partitions, max_partitions, max_per_partition, epsilon, rng):
+def user_level_count(df: pd.DataFrame, user: str, partition: str, *, partitions: Sequence[Any], max_partitions: int,
+                     max_per_partition: int, epsilon: float, rng: np.random.Generator) -> pd.Series:
     """Noisy row count per public partition, ε-DP at the user level.
 
     Restricts ``df`` to the public ``partitions``, bounds contributions, counts rows per
@@ -318,8 +256,9 @@ def user_level_count(df, user, partition, *, partitions, max_partitions, max_per
     return pd.Series(laplace_mech(counts, scale_sens, epsilon, rng=rng), index=keys, name="noisy count")
 
 
-def user_level_sum(df, user, partition, value, *, partitions, max_partitions, max_per_partition, min_value,
-                   max_value, epsilon, rng):
+def user_level_sum(df: pd.DataFrame, user: str, partition: str, value: str, *, partitions: Sequence[Any],
+                   max_partitions: int, max_per_partition: int, min_value: float, max_value: float, epsilon: float,
+                   rng: np.random.Generator) -> pd.Series:
     """Noisy sum of ``value`` (each row clamped to [min_value, max_value]) per public partition, ε-DP per user.
 
     Parameters
@@ -355,12 +294,12 @@ def user_level_sum(df, user, partition, value, *, partitions, max_partitions, ma
     sens = contribution_sensitivity(max_partitions, max_per_partition, max(abs(low), abs(high)))["L1"]
     keys, kept = _bounded(df, user, partition, partitions, max_partitions, max_per_partition, check_rng(rng),
                           ("value", value))
-    clamped = check_finite_array(kept[value], "df[value]").clip(low, high)
+    clamped = _clamped(kept[value], low, high)
     sums = pd.Series(clamped, index=kept.index).groupby(kept[partition]).sum().reindex(keys, fill_value=0.0)
     return pd.Series(laplace_mech(sums.to_numpy(), sens, epsilon, rng=rng), index=keys, name="noisy sum")
 
 
-def partition_selection_threshold(epsilon, delta, max_partitions):
+def partition_selection_threshold(epsilon: float, delta: float, max_partitions: int) -> tuple[float, float]:
     """Noise scale b = L0/ε and threshold τ = 1 + b·ln(L0/(2δ)) of Laplace thresholding.
 
     A partition that only the added user holds has user count 1 and passes with
@@ -395,7 +334,8 @@ def partition_selection_threshold(epsilon, delta, max_partitions):
     return b, tau
 
 
-def select_partitions(counts_of_distinct_users, epsilon, delta, max_partitions, *, rng):
+def select_partitions(counts_of_distinct_users: ArrayLike, epsilon: float, delta: float, max_partitions: int, *,
+                      rng: np.random.Generator) -> np.ndarray | pd.Series:
     """Laplace thresholding: keep a partition iff its distinct-user count + Lap(L0/ε) exceeds τ.
 
     Parameters
@@ -431,54 +371,3 @@ def select_partitions(counts_of_distinct_users, epsilon, delta, max_partitions, 
     if isinstance(counts_of_distinct_users, pd.Series):
         return pd.Series(keep, index=counts_of_distinct_users.index, name="kept")
     return keep
-
-
-def pipeline_dp_release(rows, backend, *, partitions, epsilon, max_partitions, max_per_partition, min_value,
-                        max_value):
-    """The chapter's PipelineDP pipeline: user-level COUNT and SUM per public partition.
-
-    ``rows`` are (user, partition, value) tuples in any collection the backend accepts
-    (a list for ``pipeline_dp.LocalBackend()``, an RDD for ``pipeline_dp.SparkRDDBackend(sc)``).
-    PipelineDP splits ε evenly between COUNT and SUM, bounds contributions itself and draws
-    Laplace noise from Google's differential-privacy library (secure, cannot be seeded).
-
-    Parameters
-    ----------
-    rows : collection of (user, partition, value) tuples accepted by ``backend``.
-    backend : a PipelineDP backend (``LocalBackend()`` or ``SparkRDDBackend(sc)``).
-    partitions : the public partitions.
-    epsilon : float > 0, split evenly between COUNT and SUM.
-    max_partitions, max_per_partition : ints ≥ 1, the bounds L0 and L∞.
-    min_value, max_value : floats, the clamping range of the values.
-
-    Returns
-    -------
-    The backend's lazy collection of (partition, MetricsTuple(count, sum)) (budget already computed).
-
-    Privacy: ε-DP for user-level add/remove neighbours (PipelineDP's contract).
-
-    Defined in: chapters/10_user_level.ipynb
-
-    Examples
-    --------
-    >>> import pipeline_dp
-    >>> out = dict(pipeline_dp_release([(1, "a", 3.0)] * 5, pipeline_dp.LocalBackend(), partitions=["a"],
-    ...                                epsilon=1.0, max_partitions=1, max_per_partition=1, min_value=0.0,
-    ...                                max_value=5.0))
-    >>> sorted(out), out["a"]._fields
-    (['a'], ('count', 'sum'))
-    """
-    import pipeline_dp
-
-    accountant = pipeline_dp.NaiveBudgetAccountant(total_epsilon=check_epsilon(epsilon), total_delta=0)
-    engine = pipeline_dp.DPEngine(accountant, backend)
-    params = pipeline_dp.AggregateParams(
-        noise_kind=pipeline_dp.NoiseKind.LAPLACE, metrics=[pipeline_dp.Metrics.COUNT, pipeline_dp.Metrics.SUM],
-        max_partitions_contributed=check_int(max_partitions, "max_partitions", minimum=1),
-        max_contributions_per_partition=check_int(max_per_partition, "max_per_partition", minimum=1),
-        min_value=float(min_value), max_value=float(max_value))
-    extractors = pipeline_dp.DataExtractors(privacy_id_extractor=lambda r: r[0], partition_extractor=lambda r: r[1],
-                                            value_extractor=lambda r: r[2])
-    result = engine.aggregate(rows, params, extractors, public_partitions=list(partitions))
-    accountant.compute_budgets()
-    return result

@@ -326,3 +326,41 @@ def test_heavy_user_figure_centres_each_panel_on_its_own_count():
         step = np.diff(ax.lines[0].get_xdata()[:2])[0]
         assert np.allclose(peaks, expected, atol=step)
         assert len([t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]) <= 6
+
+
+# --- bounding: the readable form equals the vectorised priorities (issue 30) ------------------------------------
+
+def _random_rank_reference(groups, rng):
+    """0.2's vectorised ranking: each element's rank within its group in a uniformly random order."""
+    order = np.lexsort((rng.random(groups.size), groups))
+    sorted_groups = groups[order]
+    starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
+    rank = np.empty(groups.size, dtype=np.int64)
+    rank[order] = np.arange(groups.size) - np.repeat(starts, np.diff(np.r_[starts, groups.size]))
+    return rank
+
+
+def _bound_vectorised_reference(df, user, partition, l0, linf, rng):
+    users = pd.factorize(df[user], use_na_sentinel=False)[0].astype(np.int64)
+    parts = pd.factorize(df[partition], use_na_sentinel=False)[0].astype(np.int64)
+    width = parts.max(initial=0) + 1
+    pair_codes, row_pair = np.unique(users * width + parts, return_inverse=True)
+    row_ok = _random_rank_reference(row_pair, rng) < linf
+    pair_ok = _random_rank_reference(pair_codes // width, rng) < l0
+    return df[row_ok & pair_ok[row_pair]]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_readable_bounding_keeps_the_rows_of_the_vectorised_form(seed):
+    log = small_log(make_rng(seed), n_users=8, n_partitions=5, max_rows=6).sample(frac=1.0, random_state=seed)
+    l0, linf = 1 + seed % 3, 1 + seed % 4
+    readable = bound_contributions(log, "user", "page", max_partitions=l0, max_per_partition=linf,
+                                   rng=make_rng(1000 + seed))
+    reference = _bound_vectorised_reference(log, "user", "page", l0, linf, make_rng(1000 + seed))
+    assert readable.index.equals(reference.index)
+
+
+def test_readable_bounding_on_the_visits_log(visits):
+    readable = bound_contributions(visits, "user", "category", max_partitions=3, max_per_partition=10, rng=make_rng(7))
+    reference = _bound_vectorised_reference(visits, "user", "category", 3, 10, make_rng(7))
+    assert readable.index.equals(reference.index)
