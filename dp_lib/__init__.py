@@ -61,6 +61,11 @@ from . import (accounting, aggregate, attacks, audit, composition, composition_r
 __all__ = [*accounting.__all__, *aggregate.__all__, *attacks.__all__, *audit.__all__, *composition.__all__, *composition_rules.__all__, *contributions.__all__, *data.__all__, *dp_sgd.__all__, *exact.__all__, *floating.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__, *quantiles.__all__, *random.__all__, *rdp.__all__, *selection.__all__, *sensitivity.__all__, *svt.__all__, *unary.__all__, *widgets.__all__]
 from .snapping import *  # noqa: E402,F401,F403  (snapping_mech, beside floating)
 __all__ += snapping.__all__
+from .features import *  # noqa: E402,F401,F403  (Adult feature engineering, split from learning: L-C)
+from .logistic import *  # noqa: E402,F401,F403  (the logistic model: loss, gradients, clipping: L-C)
+from .visits import *  # noqa: E402,F401,F403  (the shop log, split from contributions: L-C)
+from .pipelinedp_release import *  # noqa: E402,F401,F403  (the PipelineDP wrapper: L-C)
+__all__ += features.__all__ + logistic.__all__ + visits.__all__ + pipelinedp_release.__all__
 from .fdp import *  # noqa: E402,F401,F403  (f-DP and Gaussian DP)
 from .pld import *  # noqa: E402,F401,F403  (the PLD accountant)
 from .shuffling import *  # noqa: E402,F401,F403  (shuffled batches, a small exact case)
