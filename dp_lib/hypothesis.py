@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .mechanisms import laplace_mech
 from .random import check_rng
 from .validation import check_epsilon, check_finite_array, check_int, check_probability
 
@@ -122,7 +123,7 @@ def table_from_counts(counts: ArrayLike, epsilon: float, *, rng: np.random.Gener
         raise ValueError(f"epsilon must be at least 1e-250 (the noise scale is 1/ε), got {epsilon!r}")
     if exact.shape[-2:] != (2, 2):
         raise ValueError(f"counts must have shape (..., 2, 2), got {exact.shape}")
-    noisy = exact + check_rng(rng).laplace(0.0, 1 / eps, exact.shape)
+    noisy = np.asarray(laplace_mech(exact, 1.0, eps, rng=check_rng(rng)))
     return TableRelease(np.maximum(noisy, 0.0), eps)
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .composition import PrivacyAccountant
+from .mechanisms import laplace_mech
 from .quantiles import private_quantile
 from .random import check_rng
 from .validation import check_epsilon, check_finite_array, check_real
@@ -90,9 +91,10 @@ def _check_release(lower, upper, epsilon) -> tuple[float, float, float]:
     """The public parameters of a mean release; the largest noise scale, 3·h²/ε, must stay below MAX_SCALE."""
     low, high = _check_range(lower, upper)
     eps, half = check_epsilon(epsilon), (high - low) / 2
-    if not (3 * half * half / eps < MAX_SCALE and 3 / eps < MAX_SCALE and max(abs(low), abs(high)) < 1e125):
-        raise ValueError(f"lower, upper and epsilon give a noise scale beyond float64 (3·h²/ε with h = (upper - "
-                         f"lower)/2, and |lower|, |upper| < 1e125); got {lower!r}, {upper!r}, {epsilon!r}")
+    if not (half * half > 0 and 3 * half * half / eps < MAX_SCALE and 3 / eps < MAX_SCALE
+            and max(abs(low), abs(high)) < 1e125):
+        raise ValueError(f"lower, upper and epsilon give a noise scale outside float64 (0 < 3·h²/ε < 1e250 with "
+                         f"h = (upper - lower)/2, and |lower|, |upper| < 1e125); got {lower!r}, {upper!r}, {epsilon!r}")
     return low, high, eps
 
 
@@ -176,9 +178,10 @@ def mean_from_sums(count: ArrayLike, centred_sum: ArrayLike, centred_squares: Ar
              [(count, "count"), (centred_sum, "centred_sum"), (centred_squares, "centred_squares")]]
     template = MeanRelease(0.0, 0.0, 0.0, low, high, eps)
     half = template.half_width
-    n = np.maximum(stats[0] + generator.laplace(0.0, template.count_scale, stats[0].shape), 1.0)
-    s = stats[1] + generator.laplace(0.0, template.sum_scale, stats[1].shape)
-    q = stats[2] + generator.laplace(0.0, template.square_scale, stats[2].shape)
+    third = eps / 3                                                   # Lap(3/ε), Lap(3h/ε), Lap(3h²/ε)
+    n = np.maximum(laplace_mech(stats[0], 1.0, third, rng=generator), 1.0)
+    s = np.asarray(laplace_mech(stats[1], half, third, rng=generator))
+    q = np.asarray(laplace_mech(stats[2], half**2, third, rng=generator))
     centred_mean = np.clip(s / n, -half, half)
     variance = np.clip(q / n - centred_mean**2, 0.0, half**2)
     out = [x if x.ndim else float(x) for x in (low + half + centred_mean, variance, n)]
@@ -312,7 +315,7 @@ def proportion_from_counts(ones: ArrayLike, zeros: ArrayLike, epsilon: float, *,
     if not 1 / eps < MAX_SCALE:
         raise ValueError(f"epsilon must be at least 1/{MAX_SCALE:g} (the noise scale is 1/ε), got {epsilon!r}")
     exact = [check_finite_array(a, name) for a, name in [(ones, "ones"), (zeros, "zeros")]]
-    noisy = [np.maximum(c + generator.laplace(0.0, 1 / eps, c.shape), 0.0) for c in exact]
+    noisy = [np.maximum(laplace_mech(c, 1.0, eps, rng=generator), 0.0) for c in exact]
     count = np.maximum(noisy[0] + noisy[1], 1.0)
     out = [x if x.ndim else float(x) for x in (np.minimum(noisy[0] / count, 1.0), count)]
     return ProportionRelease(*out, eps)

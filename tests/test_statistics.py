@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 import pytest
 
-from dp_lib import PrivacyAccountant, BudgetExceededError, load_adult, make_rng
+from dp_lib import BudgetExceededError, PrivacyAccountant, laplace_mech, load_adult, make_rng
 from dp_lib import hypothesis, intervals, statistics
 from dp_lib.audit import clopper_pearson
 from dp_lib.hypothesis import (TableRelease, chi_square_statistic, classical_p_value, independence_test,
@@ -63,9 +63,9 @@ def test_private_mean_draws_exactly_the_written_out_noise(adult):
     ages, _ = adult
     draws = make_rng(7)
     centred = np.clip(ages, 17, 90) - 53.5
-    n = max(len(ages) + draws.laplace(0, 3.0), 1.0)
-    s = centred.sum() + draws.laplace(0, 3 * 36.5)
-    q = (centred**2).sum() + draws.laplace(0, 3 * 36.5**2)
+    n = max(laplace_mech(float(len(ages)), 1.0, 1 / 3, rng=draws), 1.0)
+    s = laplace_mech(centred.sum(), 36.5, 1 / 3, rng=draws)
+    q = laplace_mech((centred**2).sum(), 36.5**2, 1 / 3, rng=draws)
     release = private_mean(ages, 17, 90, 1.0, rng=make_rng(7))
     assert (release.mean, release.variance, release.count) == (53.5 + s / n, q / n - (s / n) ** 2, n)
 
