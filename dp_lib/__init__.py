@@ -80,6 +80,8 @@ from .statistics import *  # noqa: E402,F401,F403  (private mean, proportion and
 from .intervals import *  # noqa: E402,F401,F403  (confidence intervals and their coverage)
 from .hypothesis import *  # noqa: E402,F401,F403  (a private 2x2 independence test)
 __all__ += statistics.__all__ + intervals.__all__ + hypothesis.__all__
+from .events import *  # noqa: E402,F401,F403  (the accounting events: L-B)
+__all__ += events.__all__
 
 __version__ = "0.3.0.dev0"
 

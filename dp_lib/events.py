@@ -23,8 +23,8 @@ import numpy as np
 
 __all__ = [
     "DpEvent", "EpsilonDeltaEvent", "LaplaceEvent", "GaussianEvent", "RandomizedResponseEvent", "ZcdpEvent",
-    "PoissonSampled", "Composed", "Repeated", "NEIGHBOURS", "check_event", "check_label",
-]
+    "PoissonSampled", "Composed", "Repeated", "NEIGHBOURS",
+]  # check_event and check_label are for accountants: import them from dp_lib.events
 
 #: The neighbouring relations an event can be stated for.
 NEIGHBOURS = ("add_remove", "replace_one")
@@ -69,6 +69,23 @@ class DpEvent:
     """Base class of every privacy event (``isinstance(x, DpEvent)`` tells an event).
 
     Its repr is the call that makes the event, without ``neighbours`` when that is the default "add_remove".
+
+    Parameters
+    ----------
+    none: the base class is not made directly; its subclasses are the events.
+
+    Returns
+    -------
+    An event (of a subclass).
+
+    Privacy: none by itself: an event describes a step; accountants compute what it costs.
+
+    See: chapters/03_composition.ipynb (the accountant section)
+
+    Examples
+    --------
+    >>> isinstance(LaplaceEvent(1.0), DpEvent), isinstance("gaussian", DpEvent)
+    (True, False)
     """
 
     __slots__ = ()

@@ -413,6 +413,16 @@ EDGE_CALLS = {
     "rejection_rate": (lambda cell_probabilities, n, epsilon, trials, alpha, draws: dp.rejection_rate(
         cell_probabilities, n, epsilon, trials, rng=make_rng(0), alpha=alpha, draws=draws),
         dict(cell_probabilities=[[0.25, 0.25], [0.25, 0.25]], n=50, epsilon=1.0, trials=10, alpha=0.05, draws=20)),
+    # L-B: the accounting events of dp_lib.events
+    "DpEvent": None,  # the abstract base class: it takes no arguments (its subclasses are swept below)
+    "EpsilonDeltaEvent": (dp.EpsilonDeltaEvent, dict(epsilon=1.0, delta=1e-6)),
+    "LaplaceEvent": (dp.LaplaceEvent, dict(scale=2.0, sensitivity=1.0)),
+    "GaussianEvent": (dp.GaussianEvent, dict(sigma=4.0, sensitivity=1.0)),
+    "RandomizedResponseEvent": (dp.RandomizedResponseEvent, dict(epsilon=1.0)),
+    "ZcdpEvent": (dp.ZcdpEvent, dict(rho=0.5)),
+    "PoissonSampled": (dp.PoissonSampled, dict(q=0.01, event=dp.GaussianEvent(1.1))),
+    "Composed": (dp.Composed, dict(events=[dp.LaplaceEvent(1.0), dp.GaussianEvent(2.0)])),
+    "Repeated": (dp.Repeated, dict(event=dp.ZcdpEvent(0.1), count=3)),
 }
 
 EXTREMES = [0.0, -0.0, 5e-324, -5e-324, 2.2e-308, 1e-300, 1e308, -1e308, 1.7976931348623157e308, math.inf, -math.inf,
