@@ -82,7 +82,8 @@ def markdown(rows, meta):
         n = r["n"]
         rate = {k: f"{n / r[k + ' cpu']:,.0f} ({n / r[k]:,.0f})"
                 for k in ("dp_lib", "dp_lib readable", "OpenDP", "numpy float")}
-        lines.append(f"| {r['sampler']} | {r['scale']} | {rate['dp_lib']} | {rate['dp_lib readable']} | {rate['OpenDP']} | "
+        lines.append(f"| {r['sampler']} | {r['scale']} | {rate['dp_lib']} | {rate['dp_lib readable']} | "
+                     f"{rate['OpenDP']} | "
                      f"{r['OpenDP cpu'] / r['dp_lib cpu']:.1f}x ({r['OpenDP'] / r['dp_lib']:.1f}x) | "
                      f"{rate['numpy float']} |")
     lines += ["", "OpenDP draws from the OS CSPRNG and keeps arbitrary-precision integers per draw; dp_lib "

@@ -193,7 +193,8 @@ def open_uniform(size: int | tuple[int, ...] | None = None, *, rng: np.random.Ge
     return scalar_or_array(u)
 
 
-def sample_laplace(scale: float, size: int | tuple[int, ...] | None = None, loc: float = 0.0, *, rng: np.random.Generator) -> float | np.ndarray:
+def sample_laplace(scale: float, size: int | tuple[int, ...] | None = None, loc: float = 0.0, *,
+                   rng: np.random.Generator) -> float | np.ndarray:
     """Draw Lap(loc, scale) noise by the inverse-CDF method.
 
     Parameters

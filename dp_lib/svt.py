@@ -138,8 +138,9 @@ def svt_noise_scales(epsilon: float, c: int = 1, *, sensitivity: float = 1.0, mo
     return scales
 
 
-def svt_transcript(values: ArrayLike, threshold: float, threshold_scale: float, query_scale: float, *, rng: np.random.Generator,
-                   c: int | None = None, size: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def svt_transcript(values: ArrayLike, threshold: float, threshold_scale: float, query_scale: float, *,
+                   rng: np.random.Generator, c: int | None = None,
+                   size: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Run the SVT loop with given noise scales; return the ⊤ marks and the noisy answers.
 
     ρ ~ Lap(threshold_scale) once per run; ν_i ~ Lap(query_scale) per query
@@ -196,8 +197,8 @@ def svt_transcript(values: ArrayLike, threshold: float, threshold_scale: float, 
     return (positive[0], noisy_answer[0]) if size is None else (positive, noisy_answer)
 
 
-def above_threshold(values: ArrayLike, threshold: float, epsilon: float, *, rng: np.random.Generator, sensitivity: float = 1.0,
-                    monotone: bool = False, size: int | None = None) -> int | np.ndarray:
+def above_threshold(values: ArrayLike, threshold: float, epsilon: float, *, rng: np.random.Generator,
+                    sensitivity: float = 1.0, monotone: bool = False, size: int | None = None) -> int | np.ndarray:
     """AboveThreshold: the index of the first query whose noisy answer beats the noisy threshold.
 
     ρ ~ Lap(2Δ/ε) once, ν_i ~ Lap(4Δ/ε) per query (Lap(2Δ/ε) for monotone
@@ -240,8 +241,9 @@ def above_threshold(values: ArrayLike, threshold: float, epsilon: float, *, rng:
     return int(first) if size is None else first
 
 
-def sparse_vector(values: ArrayLike, threshold: float, epsilon: float, c: int, *, rng: np.random.Generator, sensitivity: float = 1.0,
-                  monotone: bool = False, split: float | None = None, size: int | None = None) -> np.ndarray:
+def sparse_vector(values: ArrayLike, threshold: float, epsilon: float, c: int, *, rng: np.random.Generator,
+                  sensitivity: float = 1.0, monotone: bool = False, split: float | None = None,
+                  size: int | None = None) -> np.ndarray:
     """Lyu–Su–Li Algorithm 1: report up to c queries above a noisy threshold, then halt.
 
     ε = ε₁ + ε₂ (``svt_budget_split``); ρ ~ Lap(Δ/ε₁) drawn once and never
@@ -278,7 +280,8 @@ def sparse_vector(values: ArrayLike, threshold: float, epsilon: float, c: int, *
 
 
 def numeric_sparse_vector(values: ArrayLike, threshold: float, epsilon: float, epsilon_values: float, c: int, *,
-                          rng: np.random.Generator, sensitivity: float = 1.0, monotone: bool = False, split: float | None = None,
+                          rng: np.random.Generator, sensitivity: float = 1.0, monotone: bool = False,
+                          split: float | None = None,
                           size: int | None = None) -> dict[int, float] | list[dict[int, float]]:
     """``sparse_vector`` that also releases q_i + fresh Lap(cΔ/ε₃) noise for each positive query.
 

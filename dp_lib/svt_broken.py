@@ -71,8 +71,8 @@ def roth2011_noisy_values(values: ArrayLike, threshold: float, epsilon: float, c
     return np.where(positive, noisy, np.nan)  # the bug: the noisy answer itself is released
 
 
-def lee_clifton2014(values: ArrayLike, threshold: float, epsilon: float, c: int, *, rng: np.random.Generator, sensitivity: float = 1.0,
-                    size: int | None = None) -> np.ndarray:
+def lee_clifton2014(values: ArrayLike, threshold: float, epsilon: float, c: int, *, rng: np.random.Generator,
+                    sensitivity: float = 1.0, size: int | None = None) -> np.ndarray:
     """BROKEN (Lyu–Su–Li Algorithm 4, Lee & Clifton 2014): query noise that does not grow with c.
 
     ε₁ = ε/4, ε₂ = 3ε/4, ρ ~ Lap(Δ/ε₁), ν_i ~ Lap(Δ/ε₂) (should be 2cΔ/ε₂), halts after c positives.
@@ -120,8 +120,8 @@ def stoddard2014_no_query_noise(values: ArrayLike, threshold: float, epsilon: fl
     return svt_transcript(values, threshold, 2 * delta_q / eps, 0.0, rng=rng, c=None, size=size)[0]
 
 
-def chen2015_no_cutoff(values: ArrayLike, threshold: float, epsilon: float, *, rng: np.random.Generator, sensitivity: float = 1.0,
-                       size: int | None = None) -> np.ndarray:
+def chen2015_no_cutoff(values: ArrayLike, threshold: float, epsilon: float, *, rng: np.random.Generator,
+                       sensitivity: float = 1.0, size: int | None = None) -> np.ndarray:
     """BROKEN (Lyu–Su–Li Algorithm 6, Chen et al. 2015): never halts, query noise Lap(2Δ/ε).
 
     ρ ~ Lap(2Δ/ε), ν_i ~ Lap(2Δ/ε), and it answers every query: with no cutoff c the
