@@ -38,6 +38,8 @@ __all__ = [
 ]
 
 
+_MAX_QUERY_ENTRIES = 2**27  # subset_queries allocates at most this many float64 entries (1 GiB)
+
 def _check_columns(df, columns, name: str, what: str = "quasi_identifiers") -> list[str]:
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"{name} must be a pandas DataFrame, got {type(df).__name__}")
@@ -88,9 +90,11 @@ def link_records(released: pd.DataFrame, roster: pd.DataFrame, quasi_identifiers
     unique_rel = released[~released.duplicated(qi, keep=False)]
     unique_ros = roster[~roster.duplicated(qi, keep=False)]
     extra = [c for c in unique_ros.columns if c not in qi and c not in unique_rel.columns]
-    linked = unique_rel.reset_index().merge(unique_ros[qi + extra], on=qi, how="inner")
-    index_name = released.index.name or "index"
-    return linked.set_index(index_name).rename_axis(released.index.name)
+    key = "_row"  # the released index rides along in a column no frame uses (a column may be named "index")
+    while key in released.columns or key in roster.columns:
+        key += "_"
+    linked = unique_rel.assign(**{key: unique_rel.index}).merge(unique_ros[qi + extra], on=qi, how="inner")
+    return linked.set_index(key).rename_axis(released.index.name)
 
 
 def equivalence_classes(df: pd.DataFrame, quasi_identifiers: str | Sequence[str],
@@ -143,7 +147,8 @@ def subset_queries(n: int, m: int, *, rng: np.random.Generator) -> np.ndarray:
 
     Returns
     -------
-    ndarray of shape (m, n) with entries 0.0 or 1.0.
+    ndarray of shape (m, n) with entries 0.0 or 1.0. At most 2**27 entries (1 GiB):
+    a larger m·n is refused with a ValueError before anything is allocated.
 
     Privacy: none: a helper that touches no private data.
 
@@ -157,6 +162,9 @@ def subset_queries(n: int, m: int, *, rng: np.random.Generator) -> np.ndarray:
     """
     n = check_int(n, "n", minimum=1)
     m = check_int(m, "m", minimum=1)
+    if n * m > _MAX_QUERY_ENTRIES:
+        raise ValueError(f"n and m: an (m, n) = ({m}, {n}) query matrix has more than 2**27 entries (1 GiB); "
+                         "use fewer people or queries")
     return check_rng(rng).integers(0, 2, size=(m, n)).astype(float)
 
 

@@ -16,9 +16,10 @@ mechanism that only produces one output per call, by a slow Python loop.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from typing import Any
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -440,6 +441,10 @@ def audit_table(results: dict[str, AuditResult]) -> pd.DataFrame:
             raise TypeError(f"results[{name!r}] must be an AuditResult, got {type(r).__name__}")
         if r.claimed_epsilon is None:
             raise ValueError(f"results[{name!r}] must be an AuditResult with a claimed_epsilon")
+        bounds = (r.claimed_epsilon, r.epsilon_lb, r.frequency, r.frequency_prime)
+        if any(isinstance(b, float) and math.isnan(b) for b in bounds):
+            raise ValueError(f"results[{name!r}] holds NaN (claimed_epsilon, epsilon_lb or a frequency): "
+                             "a table of verdicts cannot print it")
         rows[name] = {"claimed ε": r.claimed_epsilon, "certified lower bound": r.epsilon_lb,
                       "verdict": "refuted" if r.flagged else "not refuted", "event": _describe(r.event),
                       "freq on x": r.frequency, "freq on x'": r.frequency_prime, "trials": r.trials}

@@ -63,8 +63,12 @@ def quantile_intervals(values: ArrayLike, quantile: float, epsilon: float, lower
     edges = np.concatenate(([low], np.sort(np.clip(data, low, high)), [high]))
     lengths = np.diff(edges)
     ranks = np.arange(lengths.size)                    # data points below each piece
+    distance = np.abs(ranks - q * data.size)
     with np.errstate(divide="ignore", over="ignore"):  # empty pieces, and far pieces at huge ε: weight 0
-        log_weights = np.log(lengths) - eps * (np.abs(ranks - q * data.size) / 2)
+        log_weights = np.log(lengths) - eps * (distance / 2)
+        if not np.isfinite(log_weights.max()):  # at huge ε every exponent overflowed: measure from the best piece
+            excess = np.where(lengths > 0, distance - distance[lengths > 0].min(), np.inf)  # empty pieces: weight 0
+            log_weights = np.log(lengths) - eps * (excess / 2)
     log_weights -= log_weights.max()                   # the longest-and-best piece has weight 1
     weights = np.exp(log_weights)
     return edges, weights / weights.sum()

@@ -77,6 +77,22 @@ def _n_draws(size) -> int:
     return 1 if shape is None else math.prod(shape)
 
 
+def _shifted_logits(u: np.ndarray, rate: float) -> np.ndarray:
+    """rate·(u - max u) <= 0, the logits shifted by their max, without overflow (takes checked values).
+
+    A difference u - max u beyond float64 (scores near ±1e308) becomes -inf, and
+    exp(-inf) = 0 is then the exact float answer: that candidate's weight
+    exp(-rate·|difference|) is below the smallest float. With rate < 1 the scores
+    are scaled first, so a large difference with a tiny rate stays exact.
+    """
+    with np.errstate(over="ignore"):
+        d = u - u.max()
+        if rate < 1 and not np.all(np.isfinite(d)):
+            z = rate * u
+            return z - z.max()
+        return d * rate
+
+
 def exponential_probabilities(scores: ArrayLike, sensitivity: float, epsilon: float,
                               monotone: bool = False) -> np.ndarray:
     """Exact output distribution of the exponential mechanism, Pr[r] ∝ exp(ε u_r / (2Δ)).
@@ -108,7 +124,7 @@ def exponential_probabilities(scores: ArrayLike, sensitivity: float, epsilon: fl
     True
     """
     u = _check_scores(scores)
-    z = (u - u.max()) * _rate(sensitivity, epsilon, monotone)
+    z = _shifted_logits(u, _rate(sensitivity, epsilon, monotone))
     from scipy.special import logsumexp  # imported here: `import dp_lib` stays free of scipy
 
     return np.exp(z - logsumexp(z))
@@ -316,7 +332,7 @@ def permute_and_flip(candidates: Sequence[Any], scores: ArrayLike, sensitivity: 
     'a'
     """
     u, cands = _check_selection(candidates, scores)
-    q = np.exp((u - u.max()) * _rate(sensitivity, epsilon, monotone))  # exactly 1 at the best score
+    q = np.exp(_shifted_logits(u, _rate(sensitivity, epsilon, monotone)))  # exactly 1 at the best score
     n = _n_draws(size)
     rng = check_rng(rng)
     order = np.argsort(rng.random((n, u.size)), axis=1)  # a uniform random permutation per draw
@@ -349,7 +365,7 @@ def permute_and_flip_probabilities(scores: ArrayLike, sensitivity: float, epsilo
     array([0.8161, 0.1839])
     """
     u = _check_scores(scores)
-    q = np.exp((u - u.max()) * _rate(sensitivity, epsilon, monotone))
+    q = np.exp(_shifted_logits(u, _rate(sensitivity, epsilon, monotone)))
     live = np.flatnonzero(q > 0)  # q_j = 0 contributes a factor 1 and has probability 0
     qs = q[live]
     from scipy.special import roots_legendre  # imported here: `import dp_lib` stays free of scipy

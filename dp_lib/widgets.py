@@ -63,7 +63,10 @@ def figure_png(fig: Figure) -> bytes:
     b'\\x89PNG\\r\\n\\x1a\\n'
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
     buf = io.BytesIO()
     # print_png draws once (running the figure's layout engine, if any, inside that draw); savefig would
     # first make a second, "draw-disabled" pass whenever the figure has a layout engine.
@@ -98,8 +101,15 @@ def default_layout(function: Callable[..., Any]) -> tuple[tuple[float, float], l
     >>> size, len(positions)
     ((8.0, 3.2), 2)
     """
+    if not callable(function):
+        raise TypeError(f"function must be a plotting function, got {type(function).__name__}")
     if function not in _LAYOUTS:
+        from matplotlib.figure import Figure
+
         fig = function()
+        if not isinstance(fig, Figure):
+            raise TypeError(f"function must return a matplotlib Figure, {function!r:.60} returned "
+                            f"{type(fig).__name__}")
         positions = None
         if fig.get_layout_engine() is not None:
             fig.draw_without_rendering()  # runs the layout engine once

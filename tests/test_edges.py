@@ -2,6 +2,7 @@
 OverflowError, ZeroDivisionError, StopIteration or AttributeError; a refused call records nothing."""
 
 import math
+import re
 import shutil
 
 import numpy as np
@@ -218,3 +219,222 @@ def test_one_size_contract():
         for bad in (2.5, True, "3", (2, 2.0)):
             with typed("size"):
                 f(bad)
+
+
+# --- issue 30: the edge sweep of L-C's modules (one test per edge case) ----------------------------------------------
+
+def _quiet(func, *args, **kwargs):
+    """Call with every warning an error: an edge case must not leak a RuntimeWarning."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return func(*args, **kwargs)
+
+
+@pytest.mark.parametrize("func", [dp.exponential_probabilities, dp.permute_and_flip_probabilities])
+def test_edge_selection_probabilities_at_scores_of_1e308(func):
+    assert _quiet(func, [1e308, -1e308], 1.0, 1.0).tolist() == [1.0, 0.0]
+    assert _quiet(func, [-1e308, 1e308, 0.0], 1.0, 1.0).tolist() == [0.0, 1.0, 0.0]
+    assert _quiet(func, [1e308, -1e308], 1.0, 1e-300).tolist() == [1.0, 0.0]  # a tiny rate: scaled first
+
+
+@pytest.mark.parametrize("mech", [dp.exponential_mech, dp.permute_and_flip])
+def test_edge_selection_mechanisms_at_scores_of_1e308(mech):
+    assert _quiet(mech, ["a", "b"], [-1e308, 1e308], 1.0, 1.0, rng=make_rng(0), size=50).tolist() == ["b"] * 50
+
+
+def test_edge_clipped_gradients_of_features_of_1e308():
+    X, y = [[1e308, 1e308]] * 20, [1.0] * 20
+    got = _quiet(dp.clipped_gradient_sum, [0.0, 0.0], X, y, 1.0)  # each g_i clipped to (-1, -1)/sqrt(2)
+    assert got == pytest.approx([-20 / math.sqrt(2)] * 2)
+
+
+def test_edge_noisy_gradient_descent_with_features_of_1e308():
+    X, y = [[1e308, -1e308], [1.0, 1.0]] * 10, [1.0, 0.0] * 10
+    theta, history = _quiet(dp.noisy_gradient_descent, X, y, 1.0, 1e-5, 3, 1.0, rng=make_rng(0))
+    assert np.all(np.isfinite(theta)) and np.all(np.isfinite(history.to_numpy()))
+
+
+def test_edge_adult_features_with_a_missing_age():
+    adult = dp.load_adult().head(40).astype({"Age": float, "Capital Gain": float})
+    adult.loc[adult.index[:3], "Age"] = [np.nan, np.inf, -np.inf]
+    adult.loc[adult.index[3], "Capital Gain"] = np.nan
+    features = _quiet(dp.adult_features, adult)
+    both = np.vstack([features.X_train, features.X_test])
+    assert np.all(np.isfinite(both))  # never NaN out
+    age, gain = features.feature_names.index("Age"), features.feature_names.index("Capital Gain")
+    one = [_quiet(dp.adult_features, adult.iloc[[i]]) for i in range(4)]
+    rows = [np.r_[f.X_train, f.X_test][0] for f in one]
+    assert [r[age] for r in rows[:3]] == [0.0, 1.0, -1.0]  # NaN: the centre of [17, 90]; ±inf: the bounds
+    assert rows[3][gain] == 0.0  # the same rule for every numeric column
+
+
+def test_edge_audit_table_refuses_a_nan_bound():
+    good = dict(event=dp.ThresholdEvent(0.0), trials=100, count=60, count_prime=20, frequency=0.6,
+                frequency_prime=0.2, interval=(0.45, 0.73), interval_prime=(0.12, 0.31), confidence=0.95, delta=0.0,
+                epsilon_lb=0.37, larger="x", claimed_epsilon=1.0, flagged=False)
+    for field in ("epsilon_lb", "claimed_epsilon"):
+        with named("results"):
+            dp.audit_table({"demo": dp.AuditResult(**{**good, field: math.nan})})
+
+
+def test_edge_subset_queries_refuses_huge_counts_before_allocating():
+    import time
+
+    start = time.perf_counter()
+    for n, m in ((2**40, 2**20), (2**27 + 1, 1), (2**14, 2**14)):
+        with pytest.raises(ValueError, match=r"\bn and m\b"):
+            dp.subset_queries(n, m, rng=make_rng(0))
+    assert time.perf_counter() - start < 1.0
+    assert dp.subset_queries(2**13, 2**14, rng=make_rng(0)).shape == (2**14, 2**13)  # 2**27: allowed
+
+
+def test_edge_quantile_intervals_at_epsilon_1e308():
+    for values in ([2.0] * 10, [1.0, 2.0, 3.0], []):
+        _, p = _quiet(dp.quantile_intervals, values, 0.5, 1e308, 0.0, 4.0)
+        assert np.all(np.isfinite(p)) and p.sum() == pytest.approx(1.0)
+
+
+def test_edge_booleans_as_bounds_are_refused():
+    log = pd.DataFrame({"user": [1, 2], "page": ["a", "b"], "spend": [1.0, 2.0]})
+    for bounds in ((True, 4.0), (0.0, True), (np.False_, 4.0)):
+        with named("lower|upper", TypeError):
+            dp.private_quantile([1.0], 0.5, 1.0, *bounds, rng=make_rng(0))
+        with named("lower|upper", TypeError):
+            dp.quantile_intervals([1.0], 0.5, 1.0, *bounds)
+        with named("min_value|max_value", TypeError):
+            dp.user_level_sum(log, "user", "page", "spend", partitions=["a"], max_partitions=1, max_per_partition=1,
+                              min_value=bounds[0], max_value=bounds[1], epsilon=1.0, rng=make_rng(0))
+
+
+def test_edge_link_records_with_a_column_named_index():
+    released = pd.DataFrame({"index": [5, 6], "Zip": ["1", "2"]}, index=[10, 11])
+    roster = pd.DataFrame({"Name": ["A", "B"], "Zip": ["2", "1"]})
+    linked = dp.link_records(released, roster, ["Zip"])
+    assert linked.index.tolist() == [10, 11] and linked["index"].tolist() == [5, 6]
+    assert linked["Name"].tolist() == ["B", "A"]
+
+
+def test_edge_figure_helpers_refuse_what_is_not_a_figure():
+    from dp_lib.widgets import default_layout, figure_png
+
+    for bad in (0.5, None, "fig"):
+        with named("fig", TypeError):
+            figure_png(bad)
+    with named("function", TypeError):
+        default_layout(lambda: None)
+    with named("function", TypeError):
+        default_layout(3)
+
+
+def test_edge_load_visits_refuses_an_empty_file_and_a_missing_column(tmp_path):
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    with pytest.raises(ValueError, match="empty.csv is empty"):
+        dp.load_visits(empty)
+    no_spend = tmp_path / "no_spend.csv"
+    no_spend.write_text("user,category\n1,books\n")
+    with pytest.raises(ValueError, match=r"no_spend.csv has no column\(s\) \['spend'\]"):
+        dp.load_visits(no_spend)
+
+
+def test_edge_contribution_envelope_refuses_empty_or_duplicated_partitions():
+    log = pd.DataFrame({"user": [1, 2], "page": ["a", "b"], "spend": [1.0, 2.0]})
+    kw = dict(max_partitions=1, max_per_partition=1, min_value=0.0, max_value=10.0)
+    for bad in ([], ["a", "a"], ["a", None]):
+        with named("partitions"):
+            dp.contribution_envelope(log, "user", "page", "spend", partitions=bad, **kw)
+    with named("partitions", TypeError):
+        dp.contribution_envelope(log, "user", "page", "spend", partitions="ab", **kw)
+
+
+def test_edge_user_level_sum_with_a_missing_value():
+    log = pd.DataFrame({"user": [1, 2, 3], "page": ["a", "a", "a"], "spend": [np.nan, np.inf, 2.0]})
+    out = _quiet(dp.user_level_sum, log, "user", "page", "spend", partitions=["a"], max_partitions=1,
+                 max_per_partition=1, min_value=1.0, max_value=10.0, epsilon=1.0, rng=make_rng(0))
+    noise = dp.laplace_mech(np.zeros(1), 10.0, 1.0, rng=_bounded_rng(log))
+    assert out.tolist() == pytest.approx((1.0 + 10.0 + 2.0 + noise).tolist())  # NaN -> clamp(0) = 1, inf -> 10
+
+
+def _bounded_rng(log):
+    """The generator state after bounding ``log`` (one row per user): the noise user_level_sum then draws."""
+    rng = make_rng(0)
+    dp.bound_contributions(log, "user", "page", max_partitions=1, max_per_partition=1, rng=rng)
+    return rng
+
+
+# --- PipelineDP: checked before the call, NaN handled, numpy's global RandomState untouched -------------------------
+
+def _pipeline(**kw):
+    pipeline_dp = pytest.importorskip("pipeline_dp")
+    args = dict(rows=[(u, "a", 1.0) for u in range(20)], backend=pipeline_dp.LocalBackend(), partitions=["a"],
+                epsilon=1.0, max_partitions=1, max_per_partition=1, min_value=0.0, max_value=5.0) | kw
+    rows, backend = args.pop("rows"), args.pop("backend")
+    return dp.pipeline_dp_release(rows, backend, **args)
+
+
+@pytest.mark.parametrize("kw, name, error", [
+    ({"min_value": True}, "min_value", TypeError), ({"max_value": "1.0"}, "max_value", TypeError),
+    ({"min_value": 6.0}, "min_value", ValueError), ({"max_value": math.nan}, "max_value", ValueError),
+    ({"rows": "abc"}, "rows", TypeError), ({"rows": [(1, "a")]}, "rows", ValueError),
+    ({"rows": [(1, "a", "3")]}, "rows", TypeError), ({"rows": [(1, "a", True)]}, "rows", TypeError),
+    ({"backend": "local"}, "backend", TypeError), ({"backend": None}, "backend", TypeError),
+    ({"partitions": []}, "partitions", ValueError), ({"partitions": ["a", "a"]}, "partitions", ValueError),
+    ({"partitions": "a"}, "partitions", TypeError), ({"max_partitions": True}, "max_partitions", TypeError),
+    ({"max_partitions": 2**63}, "max_partitions", ValueError), ({"epsilon": "1"}, "epsilon", TypeError),
+])
+def test_edge_pipeline_dp_release_checks_before_calling(kw, name, error):
+    with named(name, error):
+        _pipeline(**kw)
+
+
+def test_edge_pipeline_dp_release_with_a_missing_value_and_the_global_random_state():
+    np.random.seed(1234)
+    before = np.random.get_state()[1].copy()
+    rows = [(u, "a", 1.0) for u in range(200)] + [(999, "a", math.nan), (998, "a", math.inf)]
+    out = dict(_pipeline(rows=rows, max_value=2.0))
+    assert np.array_equal(np.random.get_state()[1], before), "numpy's global RandomState changed"
+    assert math.isfinite(out["a"].sum) and math.isfinite(out["a"].count)
+    assert abs(out["a"].sum - (200 * 1.0 + 0.0 + 2.0)) < 60  # NaN -> 0 (clamped), inf -> 2; Lap(4) noise
+
+
+# --- dp_lib.events: every event class, every field, extreme values -------------------------------------------------
+
+def _event_valid():
+    from dp_lib import events as ev
+
+    return {ev.EpsilonDeltaEvent: dict(epsilon=1.0, delta=1e-6), ev.LaplaceEvent: dict(scale=1.0, sensitivity=1.0),
+            ev.GaussianEvent: dict(sigma=1.0, sensitivity=1.0), ev.RandomizedResponseEvent: dict(epsilon=1.0),
+            ev.ZcdpEvent: dict(rho=0.5), ev.PoissonSampled: dict(q=0.1, event=ev.GaussianEvent(1.0)),
+            ev.Composed: dict(events=(ev.LaplaceEvent(1.0),)), ev.Repeated: dict(event=ev.LaplaceEvent(1.0), count=3)}
+
+
+EVENT_EXTREMES = [0, 0.0, -1.0, 5e-324, 1e-300, 1e308, -1e308, math.inf, -math.inf, math.nan, 10**400, 2**63, True,
+                  np.True_, "1.0", None, [], (), "replace_one", "nonsense"]
+
+
+def test_edge_every_event_class_has_valid_arguments_here():
+    from dp_lib import events as ev
+
+    classes = {getattr(ev, n) for n in ev.__all__ if isinstance(getattr(ev, n), type)
+               and issubclass(getattr(ev, n), ev.DpEvent) and getattr(ev, n) is not ev.DpEvent}
+    missing = classes - set(_event_valid())
+    assert not missing, f"add the new event classes to _event_valid in tests/test_edges.py: {missing}"
+
+
+def test_edge_events_at_extreme_values():
+    import dataclasses
+
+    for cls, valid in _event_valid().items():
+        for field in dataclasses.fields(cls):
+            for value in EVENT_EXTREMES:
+                try:
+                    event = _quiet(cls, **{**valid, field.name: value})
+                except (TypeError, ValueError) as err:
+                    assert re.search(rf"\b{field.name}\b", str(err)), f"{cls.__name__}({field.name}={value!r}): {err}"
+                    continue
+                for f in dataclasses.fields(event):  # constructed: every number finite, every flag a str
+                    v = getattr(event, f.name)
+                    if isinstance(v, float):
+                        assert math.isfinite(v), f"{cls.__name__}({field.name}={value!r}) stored {f.name}={v}"
