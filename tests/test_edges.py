@@ -390,13 +390,26 @@ def test_edge_pipeline_dp_release_checks_before_calling(kw, name, error):
 
 
 def test_edge_pipeline_dp_release_with_a_missing_value_and_the_global_random_state():
+    heavy = [(7, "b", 1.0)] * 5 + [(7, "a", 1.0)] * 5  # over both bounds: PipelineDP samples with np.random
+    rows = [(u, "a", 1.0) for u in range(10, 210)] + heavy + [(999, "a", math.nan), (998, "a", math.inf)]
     np.random.seed(1234)
     before = np.random.get_state()[1].copy()
-    rows = [(u, "a", 1.0) for u in range(200)] + [(999, "a", math.nan), (998, "a", math.inf)]
-    out = dict(_pipeline(rows=rows, max_value=2.0))
+    out = dict(_pipeline(rows=rows, partitions=["a", "b"], max_value=2.0))
     assert np.array_equal(np.random.get_state()[1], before), "numpy's global RandomState changed"
-    assert math.isfinite(out["a"].sum) and math.isfinite(out["a"].count)
-    assert abs(out["a"].sum - (200 * 1.0 + 0.0 + 2.0)) < 60  # NaN -> 0 (clamped), inf -> 2; Lap(4) noise
+    assert all(math.isfinite(v) for m in out.values() for v in m)
+    assert abs(out["a"].sum - (200 + 0.0 + 2.0 + 1.0)) < 60  # NaN -> 0 (clamped), inf -> 2; Lap(4) noise
+    np.random.seed(1234)  # the control: PipelineDP called directly does move the global state here
+    pipeline_dp = pytest.importorskip("pipeline_dp")
+    accountant = pipeline_dp.NaiveBudgetAccountant(total_epsilon=1.0, total_delta=0)
+    engine = pipeline_dp.DPEngine(accountant, pipeline_dp.LocalBackend())
+    params = pipeline_dp.AggregateParams(noise_kind=pipeline_dp.NoiseKind.LAPLACE, metrics=[pipeline_dp.Metrics.COUNT],
+                                         max_partitions_contributed=1, max_contributions_per_partition=1)
+    extract = pipeline_dp.DataExtractors(privacy_id_extractor=lambda r: r[0], partition_extractor=lambda r: r[1],
+                                         value_extractor=lambda r: r[2])
+    result = engine.aggregate(rows[:-2], params, extract, public_partitions=["a", "b"])
+    accountant.compute_budgets()
+    list(result)
+    assert not np.array_equal(np.random.get_state()[1], before), "the control no longer moves the state"
 
 
 # --- dp_lib.events: every event class, every field, extreme values -------------------------------------------------
