@@ -15,9 +15,10 @@ from ..data import load_adult
 from ..query_release import ADULT_QUERY_DOMAIN, adult_histogram, laplace_workload, marginal_workload, mwem
 from ..random import make_rng
 from ..validation import check_epsilon, check_int
+from .live import LivePlot
 from .style import OKABE_ITO, book_style, new_figure
 
-__all__ = ["plot_workload_error", "plot_mwem", "plot_consistency_bias"]
+__all__ = ["plot_workload_error", "plot_mwem", "MwemPlot", "plot_consistency_bias"]
 
 
 @lru_cache(maxsize=1)
@@ -51,35 +52,55 @@ def plot_workload_error(table: pd.DataFrame, *, title: str = "mean error per que
     return fig
 
 
-def plot_mwem(epsilon=1.0, rounds=20, seed=2024):
+class MwemPlot(LivePlot):
+    """The slider figure of chapters/13_query_release.ipynb (``plot_mwem``), built once and updated per move.
+
+    Mean error per query of each 2-way marginal, for MWEM (ε, T rounds) and for per-query Laplace noise at the
+    same ε; the log y-axis is fixed, so a move only changes the bar heights and the title.
+
+    Used in: chapters/13_query_release.ipynb, through ``plot_mwem``
+    """
+
+    def build(self) -> None:
+        _, _, _, labels = _adult_workload()
+        pos = np.arange(len(labels))
+        self.fig, ax = new_figure(width=8.0, height=3.4)
+        self.mwem_bars = ax.bar(pos - 0.2, np.ones(len(labels)), width=0.4, color=OKABE_ITO["vermillion"],
+                                label="MWEM (ε, T rounds)")
+        self.laplace_bars = ax.bar(pos + 0.2, np.ones(len(labels)), width=0.4, color=OKABE_ITO["blue"],
+                                   label="per-query Laplace (ε)")
+        ax.set_xticks(pos, labels, rotation=30, ha="right", fontsize=8)
+        ax.set(yscale="log", ylim=(0.3, 3e4), ylabel="mean |error| per query", title=" ")
+        ax.legend(loc="upper left", fontsize=8)
+        self.ax = ax
+        self.changing = [*self.mwem_bars, *self.laplace_bars, ax.title]
+
+    def update(self, epsilon: float = 1.0, rounds: int = 20, seed: int = 2024) -> None:
+        eps = check_epsilon(epsilon)
+        t = check_int(rounds, "rounds", minimum=1, maximum=200)
+        seed = check_int(seed, "seed", minimum=0)
+        counts, workload, marginal, _ = _adult_workload()
+        synthetic = mwem(counts, workload, eps, t, rng=make_rng(seed), total=float(counts.sum()))
+        mwem_err = np.abs(workload @ synthetic - workload @ counts)
+        lap_err = _laplace_errors(eps, seed)
+        for bars, err in ((self.mwem_bars, mwem_err), (self.laplace_bars, lap_err)):
+            for bar, height in zip(bars, np.bincount(marginal, weights=err) / np.bincount(marginal)):
+                bar.set_height(height)
+        self.ax.title.set_text(f"2-way marginals of Adult, ε = {eps:g}: mean error MWEM (T = {t}) "
+                               f"{mwem_err.mean():.1f}, Laplace {lap_err.mean():.1f}")
+
+
+def plot_mwem(epsilon: float = 1.0, rounds: int = 20, seed: int = 2024):
     """The slider figure: mean error per marginal of MWEM (ε, T rounds) against per-query Laplace noise at ε.
 
     Both releases are ε-DP; the draws come from ``make_rng(seed)``, so a setting always shows the same picture.
 
     Defined in: chapters/13_query_release.ipynb
     """
-    eps = check_epsilon(epsilon)
-    t = check_int(rounds, "rounds", minimum=1, maximum=200)
-    seed = check_int(seed, "seed", minimum=0)
-    counts, workload, marginal, labels = _adult_workload()
-    synthetic = mwem(counts, workload, eps, t, rng=make_rng(seed), total=float(counts.sum()))
-    mwem_err = np.abs(workload @ synthetic - workload @ counts)
-    lap_err = _laplace_errors(eps, seed)
-    return _draw_mwem(labels, marginal, mwem_err, lap_err, eps, t)
+    return MwemPlot().figure(epsilon=epsilon, rounds=rounds, seed=seed)
 
 
-@book_style
-def _draw_mwem(labels, marginal, mwem_err, lap_err, eps, t):
-    fig, ax = new_figure(width=8.0, height=3.4)
-    pos = np.arange(len(labels))
-    per = [np.bincount(marginal, weights=e) / np.bincount(marginal) for e in (mwem_err, lap_err)]
-    ax.bar(pos - 0.2, per[0], width=0.4, color=OKABE_ITO["vermillion"], label=f"MWEM, T = {t}: mean {mwem_err.mean():.1f}")
-    ax.bar(pos + 0.2, per[1], width=0.4, color=OKABE_ITO["blue"], label=f"per-query Laplace: mean {lap_err.mean():.1f}")
-    ax.set_xticks(pos, labels, rotation=30, ha="right", fontsize=8)
-    ax.set(yscale="log", ylim=(0.3, 3e4), ylabel="mean |error| per query",
-           title=f"the 10 two-way marginals of Adult, both ε-DP at ε = {eps:g}")
-    ax.legend(loc="upper left", fontsize=8)
-    return fig
+plot_mwem.live = MwemPlot
 
 
 @book_style
