@@ -12,32 +12,25 @@ Mechanism calling convention: an audited mechanism is a callable
 ``data`` along the first axis of an array (most ``dp_lib`` functions do this
 after a ``lambda`` fixes their other arguments). ``repeat_mechanism`` wraps a
 mechanism that only produces one output per call, by a slow Python loop.
+
+The records (``ThresholdEvent``, ``AuditResult``) and ``audit_table`` live in
+``dp_lib.audit_records``; they stay importable from here.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-import pandas as pd
 
+from .audit_records import AuditResult, ThresholdEvent, audit_table  # noqa: F401  (audit_table: the old path)
 from .random import check_rng
-from .validation import (check_bool, check_delta, check_epsilon, check_finite_array, check_int, check_probability,
-                         check_real, refuse_overflow)
+from .validation import (check_delta, check_epsilon, check_finite_array, check_int, check_probability,
+                         refuse_overflow)
 
-__all__ = [
-    "AuditResult",
-    "ThresholdEvent",
-    "clopper_pearson",
-    "epsilon_lower_bound",
-    "search_events",
-    "repeat_mechanism",
-    "audit_table",
-]
+__all__ = ["clopper_pearson", "epsilon_lower_bound", "search_events", "repeat_mechanism"]
 
 
 @refuse_overflow("count", "trials", "alpha")
@@ -103,85 +96,6 @@ def _epsilon_lb(k0, k1, n, alpha_each, delta):
     return np.maximum(np.maximum(forward, backward), 0.0), forward >= backward
 
 
-@dataclass(frozen=True)
-class ThresholdEvent:
-    """The event {output > threshold} (``above=True``) or {output < threshold}.
-
-    A callable predicate on an array of outputs; NaN outputs (e.g. ⊥) are in neither event.
-
-    Privacy: none; an event fixed before sampling, for ``epsilon_lower_bound``.
-
-    Defined in: chapters/A1_auditing.ipynb
-
-    Examples
-    --------
-    >>> event = ThresholdEvent(0.5)
-    >>> event(np.array([0.0, 1.0])).tolist(), str(event)
-    ([False, True], 'output > 0.5')
-    """
-
-    threshold: float
-    above: bool = True
-
-    def __post_init__(self):
-        object.__setattr__(self, "threshold", check_real(self.threshold, "threshold"))
-        object.__setattr__(self, "above", check_bool(self.above, "above"))
-
-    def __call__(self, outputs):
-        y = np.asarray(outputs)
-        return y > self.threshold if self.above else y < self.threshold
-
-    def __str__(self):
-        return f"output {'>' if self.above else '<'} {self.threshold:.6g}"
-
-
-@dataclass(frozen=True)
-class AuditResult:
-    """What one audit measured: counts, frequencies, Clopper–Pearson intervals and the bound.
-
-    Attributes
-    ----------
-    event : the event S, a callable predicate (a ``ThresholdEvent`` from ``search_events``).
-    trials : int, runs of the mechanism on each input.
-    count, count_prime : int, runs whose output fell in S, on x and on x'.
-    frequency, frequency_prime : float, count / trials and count_prime / trials.
-    interval, interval_prime : (lower, upper) Clopper–Pearson bounds on
-        P[M(x) ∈ S] and P[M(x') ∈ S], each one-sided bound at level α/4.
-    confidence : float, 1 - α: the probability that all four bounds hold.
-    delta : float, the δ subtracted in the (ε, δ) form.
-    epsilon_lb : float >= 0, the certified lower bound on ε.
-    larger : "x" or "x_prime", the input that makes S more likely (the order that gave ``epsilon_lb``).
-    claimed_epsilon : float or None, the ε the mechanism claims.
-    flagged : bool or None, ``epsilon_lb > claimed_epsilon`` (None without a claim).
-
-    Privacy: none; a report. Defined in: chapters/A1_auditing.ipynb
-
-    Examples
-    --------
-    >>> AuditResult.__dataclass_fields__['epsilon_lb'].type
-    'float'
-    """
-
-    event: object
-    trials: int
-    count: int
-    count_prime: int
-    frequency: float
-    frequency_prime: float
-    interval: tuple
-    interval_prime: tuple
-    confidence: float
-    delta: float
-    epsilon_lb: float
-    larger: str
-    claimed_epsilon: float | None = None
-    flagged: bool | None = None
-
-    def exceeds(self, claimed_epsilon: float) -> bool:
-        """True when the certified bound refutes ``claimed_epsilon`` (ε_lb > claimed ε)."""
-        return self.epsilon_lb > check_epsilon(claimed_epsilon, "claimed_epsilon")
-
-
 def _check_mechanism(mechanism):
     if not callable(mechanism):
         raise TypeError(f"mechanism must be a callable mechanism(data, size=n, rng=rng), got {mechanism!r}")
@@ -203,12 +117,6 @@ def _hits(event, outputs, trials) -> int:
         raise ValueError(f"event must return a boolean array of shape ({trials},), one entry per output, "
                          f"got dtype {inside.dtype} and shape {inside.shape}")
     return int(inside.sum())
-
-
-def _describe(event) -> str:
-    if isinstance(event, ThresholdEvent):
-        return str(event)
-    return getattr(event, "__name__", None) or repr(event)
 
 
 def _common(trials, confidence, delta, claimed_epsilon, rng):
@@ -406,49 +314,4 @@ def repeat_mechanism(single_run: Callable[..., Any]) -> Callable[..., np.ndarray
     mechanism.__name__ = f"repeat({getattr(single_run, '__name__', 'mechanism')})"
     return mechanism
 
-
-def audit_table(results: dict[str, AuditResult]) -> pd.DataFrame:
-    """One row per audit: claimed ε, certified lower bound, verdict, event and frequencies.
-
-    Parameters
-    ----------
-    results : dict mapping a mechanism's name to its ``AuditResult`` (each with a claimed ε).
-
-    Returns
-    -------
-    pandas DataFrame indexed by mechanism, with columns "claimed ε",
-    "certified lower bound", "verdict" ("refuted" or "not refuted"), "event",
-    "freq on x", "freq on x'" and "trials".
-
-    Privacy: none (a report).
-
-    Defined in: chapters/A1_auditing.ipynb
-
-    Examples
-    --------
-    >>> r = AuditResult(ThresholdEvent(0.0), 100, 60, 20, 0.6, 0.2, (0.45, 0.73), (0.12, 0.31), 0.95, 0.0,
-    ...                 0.37, "x", 1.0, False)
-    >>> audit_table({"demo": r})["verdict"].tolist()
-    ['not refuted']
-    """
-    if not isinstance(results, dict):
-        raise TypeError(f"results must be a non-empty dict of name -> AuditResult, got {type(results).__name__}")
-    if not results:
-        raise ValueError("results must be a non-empty dict of name -> AuditResult")
-    rows = {}
-    for name, r in results.items():
-        if not isinstance(r, AuditResult):
-            raise TypeError(f"results[{name!r}] must be an AuditResult, got {type(r).__name__}")
-        if r.claimed_epsilon is None:
-            raise ValueError(f"results[{name!r}] must be an AuditResult with a claimed_epsilon")
-        bounds = (r.claimed_epsilon, r.epsilon_lb, r.frequency, r.frequency_prime)
-        if any(isinstance(b, float) and math.isnan(b) for b in bounds):
-            raise ValueError(f"results[{name!r}] holds NaN (claimed_epsilon, epsilon_lb or a frequency): "
-                             "a table of verdicts cannot print it")
-        rows[name] = {"claimed ε": r.claimed_epsilon, "certified lower bound": r.epsilon_lb,
-                      "verdict": "refuted" if r.flagged else "not refuted", "event": _describe(r.event),
-                      "freq on x": r.frequency, "freq on x'": r.frequency_prime, "trials": r.trials}
-    table = pd.DataFrame.from_dict(rows, orient="index")
-    table.index.name = "mechanism"
-    return table
 

@@ -26,7 +26,9 @@ function:
 Output shaping (``scalar_or_array``, ``label_like``, ``refuse_overflow``) lives
 in ``dp_lib.shaping``; the names stay importable from here for older imports.
 
-Size: about 170 code lines; one module on purpose, because it is the whole contract in one place.
+Size: about 215 code lines, one module on purpose: it is the whole argument contract, read and changed in one
+place (the scalar, integer, size, flag and choice checks share their TypeError/ValueError rule with the array,
+domain and table checks; the output helpers already moved to ``dp_lib.shaping``).
 """
 
 from __future__ import annotations
