@@ -65,7 +65,8 @@ from .features import *  # noqa: E402,F401,F403  (Adult feature engineering, spl
 from .logistic import *  # noqa: E402,F401,F403  (the logistic model: loss, gradients, clipping: L-C)
 from .visits import *  # noqa: E402,F401,F403  (the shop log, split from contributions: L-C)
 from .pipelinedp_release import *  # noqa: E402,F401,F403  (the PipelineDP wrapper: L-C)
-__all__ += features.__all__ + logistic.__all__ + visits.__all__ + pipelinedp_release.__all__
+from .audit_records import *  # noqa: E402,F401,F403  (ThresholdEvent, AuditResult, audit_table: L-C)
+__all__ += features.__all__ + logistic.__all__ + visits.__all__ + pipelinedp_release.__all__ + audit_records.__all__
 from .fdp import *  # noqa: E402,F401,F403  (f-DP and Gaussian DP)
 from .pld import *  # noqa: E402,F401,F403  (the PLD accountant)
 from .shuffling import *  # noqa: E402,F401,F403  (shuffled batches, a small exact case)
