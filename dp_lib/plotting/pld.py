@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import DEFAULT_ORDERS, advanced_epsilon, optimal_composition_epsilon, rdp_to_epsilon, subsampled_gaussian_rdp
 from ..events import GaussianEvent, LaplaceEvent, PoissonSampled, Repeated
-from ..fdp import clt_mu, epsilon_delta_tradeoff, gaussian_tradeoff, gdp_epsilon
+from ..fdp import clt_mu, epsilon_delta_tradeoff, gaussian_tradeoff, gdp_delta, gdp_epsilon
 from ..pld import PldAccountant
 from ..shuffling import two_batch_shuffle_delta
 from .style import OKABE_ITO, book_style, new_figure
@@ -55,17 +55,18 @@ def plot_composition_vs_k(epsilon=1.0, delta=1e-5):
 
 
 @book_style
-def plot_tradeoff_curves(mu=1.0, k=4, delta=1e-5):
-    """Trade-off curves: one μ-GDP step, its k-fold composition (√k μ-GDP) and the (ε, δ) curve of that composition."""
+def plot_tradeoff_curves(mu=1.0, k=4, epsilon=1.0):
+    """Trade-off curves: one μ-GDP step, its k-fold composition (√k μ-GDP), and the (ε, δ(ε)) region of that
+    composition, a straight-sided region that touches the curve (the curve is the envelope of all of them)."""
     alpha = np.linspace(0, 1, 401)
     mu_k = math.sqrt(k) * mu
-    eps_k = gdp_epsilon(delta, mu_k)
+    delta = gdp_delta(epsilon, mu_k)
     fig, ax = new_figure(width=5.2, height=4.2)
     ax.plot(alpha, 1 - alpha, color=OKABE_ITO["black"], lw=0.8, ls=":", label="perfect privacy: 1 − α")
     ax.plot(alpha, gaussian_tradeoff(alpha, mu), label=f"one step: G_μ, μ = {mu:g}")
     ax.plot(alpha, gaussian_tradeoff(alpha, mu_k), label=f"{k} steps: G_√kμ, √k μ = {mu_k:.2f}")
-    ax.plot(alpha, epsilon_delta_tradeoff(alpha, eps_k, delta), ls="--",
-            label=f"({eps_k:.2f}, {delta:g})-DP region of the {k} steps")
+    ax.plot(alpha, epsilon_delta_tradeoff(alpha, epsilon, delta), ls="--",
+            label=f"({epsilon:g}, {delta:.3f})-DP region of the {k} steps")
     ax.set(xlabel="α, false-positive rate", ylabel="β, smallest false-negative rate", xlim=(0, 1), ylim=(0, 1),
            title="Trade-off curves (f-DP)")
     ax.set_aspect("equal")
