@@ -245,7 +245,7 @@ def test_chunk_answers_generic_f_matches_groupby_and_fast_path(ages):
 
 
 def test_saa_figure_chunk_stds_equal_chunk_answers_with_np_std():
-    from dp_lib.plotting.sensitivity import _adult_ages_and_ids, _chunk_stds
+    from dp_lib.plotting.mean_mechanisms import _adult_ages_and_ids, _chunk_stds
 
     ages, ids = _adult_ages_and_ids()
     for k in (1, 10, 1000, 10_000, 40_000):  # 10,000 and 40,000 leave some chunks empty: the midpoint
