@@ -5,7 +5,7 @@ disagree with each other. Least-squares projection finds the consistent set of c
 non-negativity adds the constraint that no count is below 0. Both read the noisy answers only, so both are
 post-processing: they keep the guarantee of the measurement and cannot touch the data.
 
-Defined in: chapters/13_query_release.ipynb
+The chapter: chapters/13_query_release.ipynb.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A data set over a finite public domain is its histogram ``x`` (one count per cel
 row ``w`` and its answer is ``w @ x``; a workload is a matrix ``W`` of such rows. Everything here reads the
 domain from public constants (the Adult codebook), never from the private data.
 
-Defined in: chapters/13_query_release.ipynb
+The chapter: chapters/13_query_release.ipynb.
 """
 
 from __future__ import annotations

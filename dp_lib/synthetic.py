@@ -5,7 +5,7 @@ every cell: the marginals are measured under zCDP, iterative proportional fittin
 with all of them as well as it can, and the synthetic records are drawn from that table. Only the measurement
 touches the data; the fit and the sampling are post-processing.
 
-Defined in: chapters/13_query_release.ipynb
+The chapter: chapters/13_query_release.ipynb.
 """
 
 from __future__ import annotations
