@@ -178,3 +178,15 @@ def test_audit_of_one_mwem_round_stays_below_its_epsilon():
     mech = repeat_mechanism(lambda data, rng: mwem(np.asarray(data, float), W, 1.0, 1, rng=rng, total=4.0)[1])
     result = epsilon_lower_bound(mech, [3.0, 0.0], [3.0, 1.0], ThresholdEvent(2.0), 2000, 0.95, rng=make_rng(11))
     assert 0.0 < result.epsilon_lb <= 1.0
+
+
+def test_mwem_budget_through_the_accountant():
+    """The events interface: T rounds of an ε/(2T) selection and a Lap(2T/ε) measurement fill a budget of exactly ε."""
+    from dp_lib import (BudgetExceededError, Composed, EpsilonDeltaEvent, LaplaceEvent, PrivacyAccountant,
+                        Repeated)
+
+    eps, T = 1.0, 20
+    rounds = Repeated(Composed((EpsilonDeltaEvent(eps / (2 * T)), LaplaceEvent(2 * T / eps))), T)
+    assert math.isclose(PrivacyAccountant(eps).compose(rounds, label="MWEM").epsilon(0.0), eps)
+    with pytest.raises(BudgetExceededError):
+        PrivacyAccountant(0.99 * eps).compose(rounds)

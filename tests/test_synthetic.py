@@ -98,3 +98,14 @@ def test_ipf_agrees_with_private_pgm():
         truth = h.sum(axis=tuple(i for i in range(3) if i not in p))
         assert np.abs(mine - theirs).max() < 1.5 * m["sigma"]
         assert np.abs(mine - truth).mean() < 1.5 * m["sigma"] and np.abs(theirs - truth).mean() < 1.5 * m["sigma"]
+
+
+def test_marginal_measurements_through_the_rdp_accountant():
+    """k Gaussian measurements at sigma = sqrt(k / (2 rho)): the RDP accountant certifies no more than rho-zCDP's ε."""
+    from dp_lib import GaussianEvent, RdpAccountant, Repeated, zcdp_to_epsilon
+
+    rho, k, delta = 0.02, 10, 1e-5
+    sigma = measure_marginals(TABLE, PAIRS[:1] * 1, rho / k, rng=make_rng(0))["sigma"]
+    assert math.isclose(sigma, math.sqrt(k / (2 * rho)))
+    eps = RdpAccountant().compose(Repeated(GaussianEvent(sigma), k)).epsilon(delta)
+    assert eps <= zcdp_to_epsilon(rho, delta) + 1e-9
