@@ -17,16 +17,22 @@ Modules are split by topic, and every public name is re-exported here:
 - ``unary``: local DP by unary encoding (SUE/OUE), streamed surveys, and the shared debiasing estimator
 - ``sensitivity``: local sensitivity, propose-test-release, smooth sensitivity
 - ``aggregate``: sample-and-aggregate over a per-record hash partition
-- ``learning``: logistic regression by noisy gradient descent: clipping, per-iteration noise, composition
+- ``features``: the Adult features of the learning chapter (per-record maps with public bounds)
+- ``logistic``: the logistic model: loss, per-example gradients, clipping, accuracy
+- ``learning``: logistic regression by noisy gradient descent: per-iteration noise, composition
 - ``dp_sgd``: minibatch DP-SGD: Poisson sampling, per-example clipping, Gaussian noise, RDP accounting
 - ``svt``: the sparse vector technique: AboveThreshold, c positives, numeric SVT (the broken published variants: ``svt_broken``, not re-exported)
 - ``audit``: empirical auditing: a certified lower bound on ε from neighbouring inputs (Clopper–Pearson)
-- ``validation``: shared argument checks (``ValueError`` naming the parameter)
+- ``audit_records``: what an audit returns (``ThresholdEvent``, ``AuditResult``) and ``audit_table``
+- ``validation``: shared argument checks (``TypeError`` for a wrong type, ``ValueError`` for a wrong value,
+  both naming the parameter); ``shaping``: how results are handed back
 - ``attacks``: linkage, k-anonymity classes, reconstruction and membership-inference attacks
 - ``exact``: exact discrete Laplace/Gaussian samplers and mechanisms, snapping; ``floating``: the floating-point attack
 - ``plotting``: the book's figures, in one colour-blind-safe style (imported on first use)
 - ``local``: local DP: randomized response, k-ary RR, unary encoding (SUE/OUE)
-- ``contributions``: user-level privacy: contribution bounding, partition selection, the PipelineDP pipeline
+- ``visits``: the user-level chapter's shop log (generator and loader)
+- ``contributions``: user-level privacy: contribution bounding, partition selection
+- ``pipelinedp_release``: the PipelineDP pipeline, checked and with numpy's global state restored
 - ``widgets``: ``interact_figure``, the chapters' sliders (one PNG per move), and ``setup_figures``
 
 Every function that draws noise takes a keyword-only ``rng`` (a
