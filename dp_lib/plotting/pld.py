@@ -4,6 +4,7 @@ Gaussian's privacy loss, and shuffled against Poisson batches."""
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -12,10 +13,16 @@ from ..events import GaussianEvent, LaplaceEvent, PoissonSampled, Repeated
 from ..fdp import clt_mu, epsilon_delta_tradeoff, gaussian_tradeoff, gdp_delta, gdp_epsilon
 from ..pld import PldAccountant
 from ..shuffling import two_batch_shuffle_delta
+from .live import LivePlot, nice_ceiling
 from .style import OKABE_ITO, book_style, new_figure
 
+if TYPE_CHECKING:  # annotations only
+    from collections.abc import Hashable
+
+    from matplotlib.figure import Figure
+
 __all__ = ["composition_curves", "plot_composition_vs_k", "plot_tradeoff_curves", "plot_subsampled_loss",
-           "plot_shuffle_vs_poisson"]
+           "SubsampledLossPlot", "plot_shuffle_vs_poisson"]
 
 K_VALUES = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 
@@ -74,31 +81,60 @@ def plot_tradeoff_curves(mu=1.0, k=4, epsilon=1.0):
     return fig
 
 
-@book_style
-def plot_subsampled_loss(sigma=1.1, q=0.01, steps=1000, delta=1e-5):
-    """The privacy loss of ``steps`` Poisson-subsampled Gaussian steps (removal ordering) against the CLT's normal,
-    with ε at ``delta`` by PLD, RDP (integer orders) and the CLT approximation in the title."""
-    event = Repeated(PoissonSampled(q, GaussianEvent(sigma)), steps)
-    acc = PldAccountant(step=1e-3).compose(event)
-    pld = acc.plds[0]
-    orders = np.asarray(DEFAULT_ORDERS, dtype=float)
-    eps_rdp = rdp_to_epsilon(orders, steps * subsampled_gaussian_rdp(orders, q, sigma), delta)[0]
-    mu = clt_mu(q, sigma, steps)
-    width = 0.05 if mu > 0.5 else 0.01
-    edges = np.arange(pld.losses[0] - width, pld.losses[-1] + 2 * width, width)
-    heights, _ = np.histogram(pld.losses, bins=edges, weights=pld.masses)
-    fig, ax = new_figure(width=7.5, height=3.4)
-    ax.stairs(heights / width, edges, fill=True, alpha=0.5, label="PLD (dp_lib), removal ordering")
-    x = np.linspace(mu * mu / 2 - 5 * mu, mu * mu / 2 + 5 * mu, 400)
-    ax.plot(x, np.exp(-(x - mu * mu / 2) ** 2 / (2 * mu * mu)) / (mu * math.sqrt(2 * math.pi)),
-            color=OKABE_ITO["vermillion"], label=f"CLT: N(μ²/2, μ²), μ = {mu:.2f}")
-    lo, hi = mu * mu / 2 - 5 * mu, mu * mu / 2 + 6 * mu
-    ax.set(xlim=(lo, hi), xlabel="privacy loss L of all steps", ylabel="density",
-           title=f"σ = {sigma:g}, q = {q:g}, T = {steps:,}: ε at δ = {delta:g}: PLD {acc.epsilon(delta):.2f}, "
-                 f"RDP {eps_rdp:.2f}, CLT {gdp_epsilon(delta, mu):.2f}")
-    ax.title.set_fontsize(9)
-    ax.legend(fontsize=8)
-    return fig
+class SubsampledLossPlot(LivePlot):
+    """The slider figure of chapters/12_accounting.ipynb (``plot_subsampled_loss``), built once, updated per move.
+
+    The privacy loss of T Poisson-subsampled Gaussian steps (removal ordering, dp_lib's PLD), standardised by the
+    CLT's μ as (L - μ²/2)/μ, so the CLT's normal is the fixed N(0, 1) curve and the axes never move; the title
+    gives ε at δ by PLD, RDP (integer orders) and the CLT approximation. The y-range is the view.
+
+    Used in: chapters/12_accounting.ipynb, through ``plot_subsampled_loss``
+    """
+
+    edges = np.linspace(-5.0, 6.0, 111)
+
+    def build(self) -> None:
+        self.fig, ax = new_figure(width=7.5, height=3.4)
+        self.ax = ax
+        self.bars = ax.stairs(np.zeros(self.edges.size - 1), self.edges, fill=True, alpha=0.5,
+                              label="PLD (dp_lib), removal ordering")
+        z = np.linspace(-5.0, 6.0, 400)
+        ax.plot(z, np.exp(-z * z / 2) / math.sqrt(2 * math.pi), color=OKABE_ITO["vermillion"],
+                label="CLT: N(μ²/2, μ²), standardised")
+        ax.set(xlim=(-5.0, 6.0), xlabel="standardised privacy loss (L − μ²/2)/μ of all steps", ylabel="density",
+               title=" ")
+        ax.title.set_fontsize(9)
+        ax.legend(fontsize=8, loc="upper right")
+        self.changing = [self.bars, ax.title]
+
+    def update(self, sigma: float = 1.1, q: float = 0.01, steps: int = 1000, delta: float = 1e-5) -> Hashable:
+        steps = int(steps)
+        mu = clt_mu(q, sigma, steps)
+        grid = min(0.02, max(1e-3, mu / 1000))  # finer than the histogram's bins; coarse grids stay pessimistic
+        acc = PldAccountant(step=grid).compose(Repeated(PoissonSampled(q, GaussianEvent(sigma)), steps))
+        pld = acc.plds[0]
+        orders = np.asarray(DEFAULT_ORDERS, dtype=float)
+        eps_rdp = rdp_to_epsilon(orders, steps * subsampled_gaussian_rdp(orders, q, sigma), delta)[0]
+        heights, _ = np.histogram((pld.losses - mu * mu / 2) / mu, bins=self.edges, weights=pld.masses)
+        heights = heights / np.diff(self.edges)
+        self.bars.set_data(heights)
+        self.ax.title.set_text(f"σ = {sigma:g}, q = {q:g}, T = {steps:,}, μ = {mu:.3g}: ε at δ = {delta:g}: "
+                               f"PLD {acc.epsilon(delta):.2f}, RDP {eps_rdp:.2f}, CLT {gdp_epsilon(delta, mu):.2f}")
+        top = nice_ceiling(1.05 * max(float(heights.max()), 0.42))
+        self.ax.set_ylim(0, top)
+        return top
+
+
+def plot_subsampled_loss(sigma: float = 1.1, q: float = 0.01, steps: int = 1000, delta: float = 1e-5) -> Figure:
+    """The privacy loss of ``steps`` Poisson-subsampled Gaussian steps against the CLT's normal, standardised, with ε
+    at ``delta`` by PLD, RDP and the CLT in the title (``SubsampledLossPlot``).
+
+    Privacy: none: arithmetic on public parameters. Used in: chapters/12_accounting.ipynb
+    """
+    return SubsampledLossPlot().figure(sigma=sigma, q=q, steps=steps, delta=delta)
+
+
+plot_subsampled_loss.live = SubsampledLossPlot
 
 
 @book_style
