@@ -58,13 +58,12 @@ class SelectionDistributionsPlot(LivePlot):
         # Each title's second line, "expected error N people", is two texts at the title's place with an empty
         # first line: "expected error " stays in the background, "N people" changes (text costs ~0.1 ms per
         # glyph per move). The pair is centred for a four-digit N.
-        renderer = fig._get_renderer()
         for ax, key in zip(axes, ("EM", "RNM", "PF")):
             style = dict(transform=ax.title.get_transform(), va="baseline",
                          fontproperties=ax.title.get_fontproperties())
             words = ax.text(0.5, 1.0, "\nexpected error ", ha="right", zorder=0.9, **style)
             self.errors[key] = ax.text(0.5, 1.0, "\n0,000 people", ha="left", **style)
-            width = (words.get_window_extent(renderer).width - self.errors[key].get_window_extent(renderer).width)
+            width = words.get_window_extent().width - self.errors[key].get_window_extent().width  # public API
             for text in (words, self.errors[key]):
                 text.set_x(0.5 + width / 2 / ax.bbox.width)
         axes[0].set_yticks(y, [f"{c} ({n:,.0f})" for c, n in zip(self.categories, self.counts)], fontsize=8)
@@ -75,7 +74,7 @@ class SelectionDistributionsPlot(LivePlot):
         words = fig.text(0.5, 0.98, "Most common marital status (monotone counts, Δ = 1) at ε = ", fontsize=11,
                          ha="right", va="baseline")
         self.epsilon_text = fig.text(0.5, 0.98, "0.0002", fontsize=11, ha="left", va="baseline")
-        box, number = words.get_window_extent(renderer), self.epsilon_text.get_window_extent(renderer)
+        box, number = words.get_window_extent(), self.epsilon_text.get_window_extent()
         join = 0.5 + (box.width - number.width) / 2 / fig.bbox.width  # the words end and ε starts here
         ascent = box.y1 / fig.bbox.height - 0.98
         for text in (words, self.epsilon_text):
