@@ -6,6 +6,9 @@ score (how far its rank is from the target rank), so the exponential mechanism
 picks a piece with probability proportional to its length times
 ``exp(ε·score/2)`` and then a uniform point inside it (Smith 2011; the
 "exponential mechanism for quantiles" of OpenDP and Google's library).
+
+The data never make a release fail: a value outside the range (±inf included) is clipped to it, and NaN counts as
+the midpoint of the range, for every record alike (a fixed map of each record, so neighbours stay neighbours).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .random import check_rng
-from .validation import check_epsilon, check_finite_array, check_probability, check_real
+from .validation import check_epsilon, check_probability, check_real
 
 __all__ = ["quantile_intervals", "private_quantile"]
 
@@ -25,8 +28,9 @@ def quantile_intervals(values: ArrayLike, quantile: float, epsilon: float, lower
 
     Parameters
     ----------
-    values : 1-d array of finite numbers (the private data); values outside
-        ``[lower, upper]`` are clipped to it.
+    values : 1-d array of numbers (the private data); values outside
+        ``[lower, upper]`` (±inf included) are clipped to it and NaN counts as the
+        midpoint ``(lower + upper)/2``, for every record alike.
     quantile : float in [0, 1], e.g. 0.5 for the median.
     epsilon : float > 0.
     lower, upper : finite floats with ``lower < upper``, a PUBLIC range.
@@ -56,11 +60,12 @@ def quantile_intervals(values: ArrayLike, quantile: float, epsilon: float, lower
     >>> round(float(p.sum()), 12)
     1.0
     """
-    data = check_finite_array(values, "values", ndim=1)
+    data = private_values(values, "values")
     q = check_probability(quantile, "quantile")
     eps = check_epsilon(epsilon)
     low, high = _check_range(lower, upper)
-    edges = np.concatenate(([low], np.sort(np.clip(data, low, high)), [high]))
+    clipped = np.clip(np.where(np.isnan(data), low + (high - low) / 2, data), low, high)  # never fails on data
+    edges = np.concatenate(([low], np.sort(clipped), [high]))
     lengths = np.diff(edges)
     ranks = np.arange(lengths.size)                    # data points below each piece
     distance = np.abs(ranks - q * data.size)
@@ -80,7 +85,9 @@ def private_quantile(values: ArrayLike, quantile: float, epsilon: float, lower: 
 
     Parameters
     ----------
-    values : 1-d array of finite numbers (the private data; may be empty).
+    values : 1-d array of numbers (the private data; may be empty). Values outside
+        ``[lower, upper]`` (±inf included) are clipped to it; NaN counts as the midpoint
+        ``(lower + upper)/2``: the same map for every record, so the data never make it fail.
     quantile : float in [0, 1].
     epsilon : float > 0.
     lower, upper : finite floats, ``lower < upper``: a public range chosen without
@@ -111,6 +118,20 @@ def private_quantile(values: ArrayLike, quantile: float, epsilon: float, lower: 
     generator = check_rng(rng)
     piece = generator.choice(probabilities.size, p=probabilities)
     return float(generator.uniform(edges[piece], edges[piece + 1]))
+
+
+def private_values(values: ArrayLike, name: str) -> np.ndarray:
+    """A 1-d float array of private data; NaN and ±inf stay (each release maps them the same way for every record).
+
+    A wrong type (not an array of numbers) raises TypeError and a wrong shape ValueError, both naming ``name``:
+    these are properties of the call, not of any one record.
+    """
+    raw = np.asarray(values) if not isinstance(values, (str, bytes, dict, set)) and values is not None else None
+    if raw is None or raw.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be a 1-d array of numbers, got {type(values).__name__}")
+    if raw.ndim != 1:
+        raise ValueError(f"{name} must be a 1-d array, got shape {raw.shape}")
+    return raw.astype(float)
 
 
 def _check_range(lower, upper):

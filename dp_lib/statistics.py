@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike
 
 from .composition import PrivacyAccountant
 from .mechanisms import laplace_mech
-from .quantiles import private_quantile
+from .quantiles import private_quantile, private_values
 from .random import check_rng
 from .validation import check_epsilon, check_finite_array, check_real
 
@@ -98,16 +98,6 @@ def _check_release(lower, upper, epsilon) -> tuple[float, float, float]:
     return low, high, eps
 
 
-def _private_values(values, name: str) -> np.ndarray:
-    """A 1-d float array of the private data; NaN and inf stay (the releases handle them the same way for all)."""
-    raw = np.asarray(values) if not isinstance(values, (str, bytes, dict, set)) and values is not None else None
-    if raw is None or raw.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be a 1-d array of numbers, got {type(values).__name__}")
-    if raw.ndim != 1:
-        raise ValueError(f"{name} must be a 1-d array, got shape {raw.shape}")
-    return raw.astype(float)
-
-
 def private_mean(values: ArrayLike, lower: float, upper: float, epsilon: float, *,
                  rng: np.random.Generator) -> MeanRelease:
     """Release the mean and variance of ``values`` clipped to the public range [lower, upper].
@@ -140,7 +130,7 @@ def private_mean(values: ArrayLike, lower: float, upper: float, epsilon: float, 
     low, high, eps = _check_release(lower, upper, epsilon)
     generator = check_rng(rng)
     mid = (low + high) / 2
-    data = _private_values(values, "values")
+    data = private_values(values, "values")
     centred = np.clip(np.where(np.isnan(data), mid, data), low, high) - mid
     return mean_from_sums(data.size, centred.sum(), (centred**2).sum(), low, high, eps, rng=generator)
 
@@ -327,7 +317,8 @@ def private_range(values: ArrayLike, epsilon: float, lower: float, upper: float,
 
     Parameters
     ----------
-    values : 1-d array of finite numbers (the private data).
+    values : 1-d array of numbers (the private data); outside [lower, upper] (±inf included) clipped to it, NaN
+        counted as the midpoint, for every record alike (as ``private_quantile``): the data never make it fail.
     epsilon : float > 0, the total for both quantiles (ε/2 each).
     lower, upper : a public, generous search range (e.g. any human age).
     rng : numpy.random.Generator (keyword-only, required).
@@ -361,7 +352,7 @@ def private_range(values: ArrayLike, epsilon: float, lower: float, upper: float,
     if not q_low < q_high:
         raise ValueError(f"quantiles must be increasing, got {quantiles!r}")
     _check_range(lower, upper)
-    data = check_finite_array(values, "values", ndim=1)
+    data = private_values(values, "values")
     accountant.spend_many([(eps / 2, 0.0, f"range: quantile {q_low:g}"), (eps / 2, 0.0, f"range: quantile {q_high:g}")])
     ends = sorted(private_quantile(data, q, eps / 2, lower, upper, rng=generator) for q in (q_low, q_high))
     return float(ends[0]), float(ends[1])
