@@ -55,12 +55,9 @@ def test_least_squares_is_unbiased_and_nonnegativity_biases_small_counts_up():
 
 
 @pytest.mark.parametrize("func", [least_squares_consistent, nonnegative_consistent, split_residual])
-def test_projection_is_post_processing(func):
-    """No data argument; two data sets that produced the same noisy answers get the same output."""
+def test_projection_takes_no_data_argument(func):
+    """Post-processing by construction: the only inputs are the public hierarchy and the noisy answers."""
     assert list(inspect.signature(func).parameters) in (["hierarchy", "noisy"], ["parent", "children"])
-    noisy = H @ LEAVES + make_rng(3).normal(0, 5, size=H.shape[0])
-    args = (noisy[1], noisy[3:6]) if func is split_residual else (H, noisy)
-    assert np.array_equal(func(*args), func(*args))
 
 
 @pytest.mark.parametrize("call, error", [

@@ -24,6 +24,16 @@ def test_sigma_composes_to_rho():
     assert math.isclose(sum(gaussian_zcdp(m["sigma"], 1.0) for _ in PAIRS), rho)  # each marginal: L2 sensitivity 1
 
 
+def test_several_marginals_get_the_stated_sd():
+    """k = 3 marginals at ρ: every cell's noise has sd √(k/(2ρ)), as reported (noise σ/√k would spend ρk)."""
+    rho = 0.3
+    runs = [measure_marginals(TABLE, PAIRS, rho, rng=make_rng(s)) for s in range(3000)]
+    for attrs in PAIRS:
+        truth = TABLE.sum(axis=tuple(i for i in range(3) if i not in attrs))
+        noise = np.array([r[attrs] for r in runs]) - truth
+        assert np.allclose(noise.std(axis=0), math.sqrt(len(PAIRS) / (2 * rho)), rtol=0.07)
+
+
 def test_measurements_are_unbiased_with_the_stated_sd():
     draws = np.array([measure_marginals(TABLE, [(0, 1)], 0.5, rng=make_rng(s))[(0, 1)] for s in range(4000)])
     truth, sigma = TABLE.sum(axis=2), 1.0
@@ -42,11 +52,9 @@ def test_fit_and_sampling_are_post_processing():
     for func in (fit_marginals, sample_records):
         assert not {"counts", "data", "x", "adult"} & set(inspect.signature(func).parameters)
     m = measure_marginals(TABLE, PAIRS, 1.0, rng=make_rng(5))
-    other_data = np.zeros_like(TABLE)  # a different data set: nothing the fit reads can tell them apart
-    assert other_data.sum() != TABLE.sum()
-    a = fit_marginals(TABLE.shape, m, 276.0)
-    b = fit_marginals(TABLE.shape, dict(m), 276.0)
-    assert np.array_equal(a, b) and np.all(a >= 0) and math.isclose(a.sum(), 276.0)
+    a = fit_marginals(TABLE.shape, m, 276.0)  # the public total, not the data's: the table sums to what it is given
+    assert np.all(a >= 0) and math.isclose(a.sum(), 276.0)
+    assert math.isclose(fit_marginals(TABLE.shape, m, 1000.0).sum(), 1000.0)
 
 
 def test_sampling_follows_the_table():
@@ -67,37 +75,6 @@ def test_sampling_follows_the_table():
 def test_bad_parameters_are_refused(call, error):
     with pytest.raises(error):
         call()
-
-
-def test_ipf_agrees_with_private_pgm():
-    """Cross-check against an independent implementation: the ``mbi`` package (Private-PGM, McKenna et al.), installed
-    with ``pip install -r requirements-synth.txt``. On the same noisy 2-way marginals of Adult's age band x sex x income,
-    its mirror-descent fit and our IPF fit agree to within about 1.5 noise standard deviations in every cell, and
-    both are as close to the truth as the noise allows (measured: max difference 6.2 at sigma 5.5)."""
-    pytest.importorskip("mbi")
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import jax
-        import mbi
-        from mbi import estimation
-
-        jax.config.update("jax_enable_x64", True)
-    from dp_lib import adult_histogram, load_adult
-
-    h = adult_histogram(load_adult()).sum(axis=(1, 2))
-    n, pairs, names = float(h.sum()), [(0, 1), (0, 2), (1, 2)], ("age", "sex", "income")
-    m = measure_marginals(h, pairs, 0.05, rng=make_rng(3))
-    ours = fit_marginals(h.shape, m, n, iterations=200)
-    measurements = [mbi.LinearMeasurement(m[p].ravel(), tuple(names[i] for i in p), stddev=m["sigma"]) for p in pairs]
-    model = estimation.MirrorDescent().estimate(mbi.Domain(names, h.shape), measurements, known_total=n, iters=3000)
-    for p in pairs:
-        theirs = np.asarray(model.project(tuple(names[i] for i in p)).datavector()).reshape([h.shape[i] for i in p])
-        mine = ours.sum(axis=tuple(i for i in range(3) if i not in p))
-        truth = h.sum(axis=tuple(i for i in range(3) if i not in p))
-        assert np.abs(mine - theirs).max() < 1.5 * m["sigma"]
-        assert np.abs(mine - truth).mean() < 1.5 * m["sigma"] and np.abs(theirs - truth).mean() < 1.5 * m["sigma"]
 
 
 def test_marginal_measurements_through_the_rdp_accountant():
