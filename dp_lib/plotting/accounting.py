@@ -1,4 +1,4 @@
-"""Figures of the tighter accounting: composition bounds for Gaussian releases (chapters/03_composition.ipynb).
+"""Figures of the tighter accounting: composition bounds for Gaussian releases (taught in chapters/12_accounting.ipynb).
 
 The DP-SGD figure of chapters/08_private_learning.ipynb is in ``dp_lib.plotting.dp_sgd`` (imported here, so both
 stay listed in this module's ``__all__``).
@@ -52,7 +52,9 @@ def gaussian_composition_bounds(sigma: float, ks: ArrayLike = K_GRID, delta: flo
     -------
     dict of name -> array of ε (one per k).
 
-    Privacy: none: arithmetic on public parameters. Used in: chapters/03_composition.ipynb, through ``plot_tighter_composition``
+    Privacy: none: arithmetic on public parameters.
+    See: chapters/12_accounting.ipynb (zCDP and RDP; since they moved there from chapters/03_composition.ipynb no
+    chapter draws ``plot_tighter_composition``)
     """
     ks = np.asarray(ks)
     basic = ks * _gaussian_epsilon(sigma, delta / ks)
@@ -70,7 +72,7 @@ _RATIO_TICKS = (0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_00
 
 
 class TighterCompositionPlot(LivePlot):
-    """The slider figure of the tighter accounting in chapters/03_composition.ipynb (``plot_tighter_composition``), built once.
+    """The slider figure of the tighter accounting (``plot_tighter_composition``), built once.
 
     Left: total ε against k = 1..1,000 on log–log axes for the four accountants of
     ``gaussian_composition_bounds``; right: each bound divided by the RDP bound. The
@@ -80,7 +82,7 @@ class TighterCompositionPlot(LivePlot):
     1, 2 or 5 × 10^k, at least 50 (one range for every σ ≥ 5). The old figure
     autoscaled the left axis to the data, e.g. 0.24–710 at σ = 10.
 
-    Used in: chapters/03_composition.ipynb, through ``plot_tighter_composition``
+    See: chapters/12_accounting.ipynb (the accounting it plots; no chapter draws this figure since the move)
     """
 
     def build(self) -> None:
@@ -141,7 +143,8 @@ def plot_tighter_composition(sigma: float = 10.0) -> Figure:
     zCDP and RDP grow like √k while kρ ≪ ln(1/δ), then linearly, and stay close to each other.
     Built by ``TighterCompositionPlot``.
 
-    Defined in: chapters/03_composition.ipynb
+    See: chapters/12_accounting.ipynb (the zCDP and RDP accounting it plots; no chapter draws this figure since
+    that material moved there from chapters/03_composition.ipynb)
     """
     return TighterCompositionPlot().figure(sigma=sigma)
 
