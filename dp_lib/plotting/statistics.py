@@ -22,14 +22,15 @@ UPPERS = np.arange(20.0, 150.5, 0.5)   # candidate upper bounds U for the figure
 def _age_moments():
     ages = load_adult()["Age"].to_numpy(dtype=float)
     clipped = np.clip(ages[None, :], AGE_LOWER, UPPERS[:, None])
-    return clipped.mean(axis=1) - ages.mean(), clipped.std(axis=1)
+    return clipped.mean(axis=1) - ages.mean(), clipped.std(axis=1), float(ages.mean())
 
 
 def clipping_errors(n, epsilon, uppers=None):
     """Bias, sampling sd, noise sd and RMSE of the clipped mean age over the range [17, U], for each upper bound U.
 
     The bias and spread come from the whole Adult file (NOT private: a teaching diagnostic that looks at the
-    data); the noise sd is ``mean_noise_sd`` (public arithmetic).
+    data); the noise sd is ``mean_noise_sd`` at the clipped mean (d = clipped mean - midpoint, so the count's noise
+    is included).
 
     Returns
     -------
@@ -41,14 +42,15 @@ def clipping_errors(n, epsilon, uppers=None):
     --------
     >>> errors = clipping_errors(1000, 1.0)
     >>> float(errors["upper"][np.argmin(errors["rmse"])])
-    73.5
+    73.0
     """
     size, eps = check_int(n, "n", minimum=1), check_epsilon(epsilon)
-    bias, spread = _age_moments()
+    bias, spread, true_mean = _age_moments()
     upper = UPPERS if uppers is None else np.asarray(uppers, dtype=float)
     if uppers is not None:
         bias, spread = np.interp(upper, UPPERS, bias), np.interp(upper, UPPERS, spread)
-    noise = np.array([mean_noise_sd(size, AGE_LOWER, float(u), eps) for u in upper])
+    clipped_mean = np.clip(true_mean + bias, AGE_LOWER, upper)
+    noise = np.array([mean_noise_sd(size, AGE_LOWER, float(u), eps, mean=float(c)) for u, c in zip(upper, clipped_mean)])
     sampling = spread / np.sqrt(size)
     return {"upper": upper, "bias": bias, "sampling_sd": sampling, "noise_sd": noise,
             "rmse": np.sqrt(bias**2 + sampling**2 + noise**2)}
@@ -64,7 +66,7 @@ class ClippingTradeoffPlot(LivePlot):
     """
 
     def build(self):
-        bias, _ = _age_moments()
+        bias, _, _ = _age_moments()
         fig, ax = new_figure(width=8.0, height=3.2)
         self.fig, self.ax = fig, ax
         ax.plot(UPPERS, np.maximum(np.abs(bias), 1e-6), color=OKABE_ITO["orange"], label="|bias| (clipping)")
@@ -102,7 +104,7 @@ def plot_clipping_tradeoff(epsilon=1.0, n=1000, bound=70.0):
     """Error of the private mean age against the upper clipping bound: bias, noise and their RMSE, with the best bound.
 
     A low bound cuts the old (the bias grows as the bound falls below 90); a high bound needs more noise (the
-    noise sd grows linearly in it). The RMSE curve has a minimum in between, marked; the dashed line is the chosen
+    noise sd grows roughly in proportion to it). The RMSE curve has a minimum in between, marked; the dashed line is the chosen
     ``bound``. Drawn by ``ClippingTradeoffPlot``.
 
     Privacy: none (reads the raw data, for figures). Defined in: chapters/11_private_statistics.ipynb
@@ -118,7 +120,8 @@ def plot_coverage(table, confidence=0.95):
     """Measured coverage of the three intervals for a mean and a proportion, with binomial 95 % intervals.
 
     One panel per statistic; on the x axis each (n, ε) setting, one marker per method with its Clopper–Pearson
-    interval, and the nominal level as a line. The naive interval falls far below it when n·ε is small.
+    interval, and the nominal level as a line. The naive interval falls far below it where the DP noise is a large
+    share of the variance (for a mean, when ε·√n is small).
 
     Privacy: none (simulated data). Defined in: chapters/11_private_statistics.ipynb
     """
