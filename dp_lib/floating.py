@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .noise import check_noise_range, laplace_inverse_cdf
-from .validation import check_choice, check_finite_array, check_positive
+from .validation import check_choice, check_finite_array, check_int, check_positive
 
 __all__ = ["laplace_output_at", "laplace_reachable", "distinguishing_share"]
 
@@ -43,10 +43,22 @@ def _check_sampler(sampler):
 
 
 def _check_index(k, low, high):
-    """Grid indices as int64, refusing non-integers, booleans, strings and values outside [low, high)."""
-    arr = np.asarray(k) if not isinstance(k, (str, bytes)) else np.asarray([], dtype=object)
-    ok = arr.dtype.kind in "iu" or (arr.dtype.kind == "f" and bool(np.all(np.isfinite(arr) & (arr == np.round(arr)))))
-    if not ok or np.any((arr < low) | (arr >= high)):
+    """Grid indices as int64: an int or an array of ints in [low, high).
+
+    Floats (even 3.0: indices reach 2**53, beyond exact floats), booleans, strings and None are the
+    wrong type (TypeError); an index outside [low, high) is a wrong value (ValueError).
+    """
+    if not hasattr(k, "__len__") or isinstance(k, (str, bytes)):  # one index
+        return np.asarray(check_int(k, "k", minimum=low, maximum=high - 1), dtype=np.int64)
+    try:
+        arr = np.asarray(k)
+    except (TypeError, ValueError):
+        raise ValueError(f"k must be a rectangular array of integer grid indices, got {k!r:.80}") from None
+    if arr.dtype == object and all(isinstance(v, int) and not isinstance(v, bool) for v in arr.flat):
+        raise ValueError(f"k must be integer grid indices in [{low}, {high}), got {k!r:.80}")  # ints beyond uint64
+    if arr.size and arr.dtype.kind not in "iu":  # an empty list (float dtype) asks for no index
+        raise TypeError(f"k must be integer grid indices (ints, not floats, booleans or strings), got {k!r:.80}")
+    if arr.size and (arr.min() < low or arr.max() >= high):
         raise ValueError(f"k must be integer grid indices in [{low}, {high}), got {k!r:.80}")
     return arr.astype(np.int64)
 
@@ -62,7 +74,8 @@ def laplace_output_at(k: ArrayLike, true_answer: float, scale: float, sampler: s
 
     Parameters
     ----------
-    k : int or int64 array, grid index in [0, 2**52) for "dp_lib", [1, 2**53) for "numpy".
+    k : int or integer array, grid index in [0, 2**52) for "dp_lib", [1, 2**53) for "numpy"
+        (floats, booleans and strings are a TypeError).
     true_answer : float, f(D).
     scale : float > 0, the noise scale b.
     sampler : "dp_lib" or "numpy" (see the module docstring).

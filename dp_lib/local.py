@@ -26,8 +26,8 @@ from numpy.typing import ArrayLike
 from .random import check_rng
 from .unary import debias_counts, unary_variance
 from .shaping import label_like, refuse_overflow, scalar_or_array
-from .validation import (check_bool_array, check_count_array, check_domain, check_epsilon, check_finite_array,
-                         check_int, check_probability, check_size, domain_positions)
+from .validation import (check_bool_array, check_count_array, check_domain, check_epsilon, check_int,
+                         check_probability, check_size, check_whole_numbers, domain_positions)
 
 __all__ = [
     "randomized_response", "rr_epsilon", "rr_estimate_count", "rr_variance",
@@ -265,7 +265,8 @@ def krr_variance(n: int, k: int, epsilon: float, count: ArrayLike | None = None)
     """Variance of ``krr_estimate`` for one value: n (e^ε+k-2)/(e^ε-1)**2 [+ c(1-p-q)/(p-q)].
 
     Without ``count``: the count-free part n q(1-q)/(p-q)**2 (Wang et al. 2017);
-    with the true ``count`` c (scalar or array): the exact variance.
+    with the true ``count`` c (scalar or array of whole numbers in [0, n]; a
+    fraction is a TypeError): the exact variance.
 
     Examples
     --------
@@ -285,7 +286,5 @@ def krr_variance(n: int, k: int, epsilon: float, count: ArrayLike | None = None)
     var = n * t * (1 + (k - 2) * t) / gap**2
     if count is None:
         return var
-    c = check_finite_array(count, "count")
-    if np.any((c < 0) | (c > n)):
-        raise ValueError(f"count must be in [0, n] = [0, {n}]")
+    c = check_whole_numbers(count, "count", maximum=n)  # as in unary_variance
     return scalar_or_array(var + c * (k - 2) * t / gap)

@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike
 from .random import check_rng
 from .shaping import label_like, refuse_overflow
 from .validation import (check_bool_array, check_count_array, check_domain, check_epsilon, check_finite_array,
-                         check_int, check_pq, check_size, domain_positions)
+                         check_int, check_pq, check_size, check_whole_numbers, domain_positions)
 
 __all__ = [
     "unary_encode", "unary_perturb", "unary_reported_counts", "unary_perturb_counts", "unary_epsilon",
@@ -40,9 +40,7 @@ def _variance(n, p, q, count, *, exact=None):
         raise ValueError("epsilon (or p - q) is too small: the variance is beyond float64")
     if count is None:
         return var
-    c = check_finite_array(count, "count")
-    if np.any((c < 0) | (c > n)):
-        raise ValueError(f"count must be in [0, n] = [0, {n}]")
+    c = check_whole_numbers(count, "count", maximum=n)  # a true count: 2.5 is a TypeError, -1 or > n a ValueError
     full = var + c * ((1 - p - q) / (p - q) if exact is None else exact[1])
     return float(full) if full.ndim == 0 else full
 
@@ -270,7 +268,8 @@ def unary_variance(n: int, p: float, q: float, count: ArrayLike | None = None) -
     """Variance of one estimated count: n q(1-q)/(p-q)**2 [+ c(1-p-q)/(p-q)].
 
     Without ``count``: the count-free part; with the true ``count`` c (scalar
-    or array): the exact variance (Wang et al. 2017, §4). The same formula
+    or array of whole numbers in [0, n]; a fraction is a TypeError): the exact
+    variance (Wang et al. 2017, §4). The same formula
     holds for k-RR and binary RR with their own (p, q).
 
     Examples

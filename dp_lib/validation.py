@@ -12,6 +12,8 @@ function:
   values (ValueError);
 - integers (``check_int``): ints (Python or numpy); booleans and floats are the
   wrong type, even 3.0 (TypeError);
+- counts given as numbers or arrays (``check_whole_numbers``): a fraction such as
+  2.5 is the wrong type (TypeError), integral floats such as 3.0 are accepted;
 - arrays of numbers (``check_finite_array``): int, uint or float dtypes only;
   booleans, strings and objects that are not numbers are the wrong type;
   NaN, inf, a wrong shape or too few values are wrong values;
@@ -26,7 +28,7 @@ function:
 Output shaping (``scalar_or_array``, ``label_like``, ``refuse_overflow``) lives
 in ``dp_lib.shaping``; the names stay importable from here for older imports.
 
-Size: about 215 code lines, one module on purpose: it is the whole argument contract, read and changed in one
+Size: about 225 code lines, one module on purpose: it is the whole argument contract, read and changed in one
 place (the scalar, integer, size, flag and choice checks share their TypeError/ValueError rule with the array,
 domain and table checks; the output helpers already moved to ``dp_lib.shaping``).
 """
@@ -58,6 +60,7 @@ __all__ = [
     "check_finite_array",
     "check_bool_array",
     "check_count_array",
+    "check_whole_numbers",
     "check_domain",
     "check_same_length",
     "check_nonempty",
@@ -260,6 +263,22 @@ def check_count_array(values: Any, name: str = "counts") -> np.ndarray:
     if np.any(c < 0) or np.any(c != np.round(c)) or np.any(c >= 2.0**62):
         raise ValueError(f"{name} must contain non-negative integers below 2**62")
     return c.astype(np.int64)
+
+
+def check_whole_numbers(values: Any, name: str, *, maximum: float | None = None) -> np.ndarray:
+    """Counts in [0, maximum]: an int or float (or an array of them) without a fraction, as a float array.
+
+    A fraction (2.5) is the wrong type for a count (TypeError, as ``check_int`` refuses a float);
+    integral floats such as 3.0 or a float array of counts are accepted. Booleans and strings are a
+    TypeError; NaN, inf, a negative count or one above ``maximum`` is a ValueError.
+    """
+    c = check_finite_array(values, name)
+    if not np.all(c == np.round(c)):
+        raise TypeError(f"{name} must be whole numbers (counts), not fractions, got {values!r:.60}")
+    if np.any(c < 0) or (maximum is not None and np.any(c > maximum)):
+        high = "inf" if maximum is None else str(maximum)
+        raise ValueError(f"{name} must be in [0, {high}], got {values!r:.60}")
+    return c
 
 
 def check_domain(domain: Any, name: str = "domain", *, minimum: int = 1, as_index: bool = True) -> Any:

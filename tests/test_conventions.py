@@ -525,12 +525,7 @@ TYPED = [(n, a, _kind(v)) for n, e in EDGE_CALLS.items() if e is not None for a,
 
 # (name, argument) pairs whose owners have not yet moved to TypeError/ValueError (2026-11-25, issue 30).
 # This list may only SHRINK: an entry that now passes makes test_type_contract_allow_list_only_shrinks fail.
-TYPE_CONTRACT_PENDING = {
-    # L-A: the true count c (documented as a count) accepts 2.5
-    "krr_variance-count", "unary_variance-count",
-    # L-A (floating): a string or bool grid index is a TypeError
-    "laplace_output_at-k",
-}
+TYPE_CONTRACT_PENDING: set[str] = set()  # every swept argument keeps the contract (2026-11-25)
 
 
 def _call(name, argument, value):

@@ -353,3 +353,18 @@ def test_edge_snapping_lives_beside_the_float_attack():
     import dp_lib.snapping
 
     assert dp_lib.snapping_mech is dp_lib.snapping.snapping_mech and not hasattr(dp_lib.exact, "snapping_mech")
+
+
+def test_edge_laplace_output_at_k_is_an_integer_index():
+    """A grid index is an int or an int array: floats (even 3.0), booleans, strings, None are the wrong type."""
+    for bad in ("1", True, 2.5, 3.0, None, np.array([1.5]), np.array([True]), [1, 2.0], np.float64(4.0)):
+        with pytest.raises(TypeError, match=r"\bk\b"):
+            laplace_output_at(bad, 0.0, 1.0)
+    for bad, sampler in ((-1, "dp_lib"), (2**52, "dp_lib"), (0, "numpy"), (2**53, "numpy"), ([2**64], "dp_lib"),
+                         (np.array([5, 2**52], dtype=np.uint64), "dp_lib")):
+        with pytest.raises(ValueError, match=r"\bk\b"):
+            laplace_output_at(bad, 0.0, 1.0, sampler=sampler)
+    k = np.array([0, 7, 2**51, 2**52 - 1])
+    assert laplace_output_at(7, 0.0, 1.0) == laplace_output_at(np.int64(7), 0.0, 1.0) == laplace_output_at(k, 0.0, 1.0)[1]
+    np.testing.assert_array_equal(laplace_output_at(k.astype(np.uint64), 0.0, 1.0), laplace_output_at(k, 0.0, 1.0))
+    assert laplace_output_at([], 0.0, 1.0).shape == (0,)

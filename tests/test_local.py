@@ -429,3 +429,20 @@ def test_unary_aggregate_column_totals_span_blocks():
     reports = make_rng(2).random((70_000, 3)) < 0.4
     expected = (reports.sum(axis=0) - 70_000 * 0.25) / (0.75 - 0.25)
     np.testing.assert_array_equal(unary_aggregate(reports, 0.75, 0.25), expected)
+
+
+# --- the true count of the variance formulas: a whole number (issue 30, the type contract) -------------------------
+
+@pytest.mark.parametrize("variance", [lambda count: krr_variance(100, 3, 1.0, count=count),
+                                      lambda count: unary_variance(100, 0.75, 0.25, count=count),
+                                      lambda count: krr_variance(100, 3, 1e-17, count=count)])  # p, q round alike
+def test_edge_true_count_must_be_a_whole_number(variance):
+    for bad in (2.5, [3, 2.5], np.array([0.5]), "3", True, np.array([True, False])):
+        with pytest.raises(TypeError, match="count"):
+            variance(bad)
+    for bad in (-1, 101, [5, 101], float("nan")):
+        with pytest.raises(ValueError, match="count"):
+            variance(bad)
+    # integral floats are whole numbers: a float array of counts (e.g. from pandas) gives the int results
+    assert variance(3.0) == variance(3) and isinstance(variance(3), float)
+    np.testing.assert_array_equal(variance(np.array([3.0, 40.0])), variance(np.array([3, 40])))
