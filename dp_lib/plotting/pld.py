@@ -28,7 +28,7 @@ K_VALUES = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 
 
 def composition_curves(epsilon=1.0, delta=1e-5, ks=K_VALUES):
-    """ε' of k ε-DP steps at δ' by basic, Thm 3.20, the tanh form, optimal (KOV) and a PLD of Laplace steps.
+    """ε' of k ε-DP steps at δ' by basic, advanced composition (Dwork & Roth Thm 3.20), the tanh form, optimal (KOV) and a PLD of Laplace steps.
 
     Returns
     -------
@@ -41,7 +41,7 @@ def composition_curves(epsilon=1.0, delta=1e-5, ks=K_VALUES):
     tanh_form = [k * epsilon * math.tanh(epsilon / 2) + epsilon * math.sqrt(2 * k * math.log(1 / delta)) for k in ks]
     step = epsilon / 100
     return {"basic kε": [k * epsilon for k in ks],
-            "Thm 3.20": [float(advanced_epsilon(epsilon, k, delta)) for k in ks],
+            "advanced composition": [float(advanced_epsilon(epsilon, k, delta)) for k in ks],
             "kε·tanh(ε/2) + ε√(2k ln 1/δ′)": tanh_form,
             "optimal (any ε-DP steps)": [optimal_composition_epsilon(epsilon, k, delta) for k in ks],
             "PLD, Laplace steps": [PldAccountant(step).compose(Repeated(LaplaceEvent(1 / epsilon), k)).epsilon(delta)
@@ -69,12 +69,12 @@ def plot_tradeoff_curves(mu=1.0, k=4, epsilon=1.0):
     mu_k = math.sqrt(k) * mu
     delta = gdp_delta(epsilon, mu_k)
     fig, ax = new_figure(width=5.2, height=4.2)
-    ax.plot(alpha, 1 - alpha, color=OKABE_ITO["black"], lw=0.8, ls=":", label="perfect privacy: 1 − α")
+    ax.plot(alpha, 1 - alpha, color=OKABE_ITO["black"], lw=0.8, ls=":", label="perfect privacy: FNR = 1 − FPR")
     ax.plot(alpha, gaussian_tradeoff(alpha, mu), label=f"one step: G_μ, μ = {mu:g}")
     ax.plot(alpha, gaussian_tradeoff(alpha, mu_k), label=f"{k} steps: G_√kμ, √k μ = {mu_k:.2f}")
     ax.plot(alpha, epsilon_delta_tradeoff(alpha, epsilon, delta), ls="--",
             label=f"({epsilon:g}, {delta:.3f})-DP region of the {k} steps")
-    ax.set(xlabel="α, false-positive rate", ylabel="β, smallest false-negative rate", xlim=(0, 1), ylim=(0, 1),
+    ax.set(xlabel="FPR, false-positive rate", ylabel="smallest FNR, false-negative rate", xlim=(0, 1), ylim=(0, 1),
            title="Trade-off curves (f-DP)")
     ax.set_aspect("equal")
     ax.legend(fontsize=8, loc="upper right")
@@ -118,7 +118,7 @@ class SubsampledLossPlot(LivePlot):
         heights, _ = np.histogram((pld.losses - mu * mu / 2) / mu, bins=self.edges, weights=pld.masses)
         heights = heights / np.diff(self.edges)
         self.bars.set_data(heights)
-        self.ax.title.set_text(f"σ = {sigma:g}, q = {q:g}, T = {steps:,}, μ = {mu:.3g}: ε at δ = {delta:g}: "
+        self.ax.title.set_text(f"z = {sigma:g}, q = {q:g}, T = {steps:,}, μ = {mu:.3g}: ε at δ = {delta:g}: "
                                f"PLD {acc.epsilon(delta):.2f}, RDP {eps_rdp:.2f}, CLT {gdp_epsilon(delta, mu):.2f}")
         top = nice_ceiling(1.05 * max(float(heights.max()), 0.42))
         self.ax.set_ylim(0, top)
