@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .events import (Composed, DpEvent, EpsilonDeltaEvent, GaussianEvent, LaplaceEvent, PoissonSampled,
-                     RandomizedResponseEvent, Repeated)
+                     RandomizedResponseEvent, Repeated, check_event)
 from .pld_math import Pld, pld_from_loss_cdf
 from .pld_mechanisms import (epsilon_delta_pld, gaussian_pld, laplace_pld, randomized_response_pld,
                              subsampled_gaussian_pld)
@@ -41,8 +41,9 @@ class PldAccountant:
     -------
     An accountant.
 
-    Privacy: bookkeeping only; for add/remove-one neighbours it takes the worse of the two orderings, and the
-    answers are upper bounds (pessimistic discretisation) for the neighbouring relation of the events.
+    Privacy: bookkeeping only; it takes the worse of the two orderings of each pair, and the answers are upper
+    bounds (pessimistic discretisation) for the neighbouring relation of the events, which must all share one
+    relation (``neighbours``, set by the first event; a mixed one is refused, as ``RdpAccountant`` does).
 
     Defined in: chapters/12_accounting.ipynb
 
@@ -59,6 +60,7 @@ class PldAccountant:
     def __init__(self, step: float = 1e-4):
         self.step = check_positive(step, "step")
         self.plds: tuple[Pld, Pld] | None = None  # (remove ordering, add ordering)
+        self.neighbours: str | None = None  # the relation of the events composed so far
         self._rows: list[dict] = []
 
     def _pair(self, event) -> tuple[Pld, Pld]:
@@ -98,9 +100,15 @@ class PldAccountant:
         return tuple(subsampled_gaussian_pld(event.q, z, ordering=o, step=self.step) for o in ("remove", "add"))
 
     def compose(self, event: DpEvent, *, label: str | None = None) -> "PldAccountant":
-        """Record ``event``; returns the accountant, so calls chain."""
+        """Record ``event``; returns the accountant, so calls chain.
+
+        A wrong type is a TypeError; an event without a PLD, or for another neighbouring relation than the events
+        already composed, a ValueError; either way nothing is recorded.
+        """
+        check_event(event, self.neighbours, accountant="this PldAccountant")
         remove, add = self._pair(event)  # raises before anything is recorded
         self.plds = (remove, add) if self.plds is None else (self.plds[0].compose(remove), self.plds[1].compose(add))
+        self.neighbours = event.neighbours
         self._rows.append({"label": label, "event": repr(event)})
         return self
 
