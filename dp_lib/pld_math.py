@@ -185,7 +185,9 @@ class Pld:
     def self_compose(self, count: int) -> "Pld":
         """The PLD of ``count`` independent runs: one FFT, raised to the power ``count``, on a window that the
         Chernoff bound P[S >= u] <= E[e^{λS}] e^{-λu} shows holds all but ``TAIL_MASS`` of each tail; the upper
-        tail's bound is added to the mass at +∞, the lower tail wraps around onto higher losses (pessimistic)."""
+        tail's bound is added to the mass at +∞; lower-tail mass either wraps around onto higher losses (which can only
+        raise δ) or, when the FFT length exceeds the window, is dropped: mass at losses below ε adds nothing to δ(ε),
+        so neither lowers δ(ε) for any ε above the window's lower end (pessimistic)."""
         k = check_int(count, "count", minimum=1)
         lo, hi = self._window(k)
         if hi - lo > MAX_POINTS:

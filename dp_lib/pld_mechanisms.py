@@ -1,4 +1,4 @@
-"""The privacy loss distributions of the book's mechanisms, exactly, then rounded up onto a grid.
+"""The privacy loss distributions of the book's mechanisms, exactly, then put on a grid pessimistically.
 
 Each function writes down the privacy loss L = ln(p(Y)/q(Y)), Y ~ P, of one mechanism on a worst-case pair of
 neighbours, as in the privacy-loss section of chapters/01_why_privacy.ipynb, and hands its CDF to
@@ -32,7 +32,7 @@ def laplace_pld(scale: float, sensitivity: float = 1.0, *, step: float = 1e-4) -
 
     Returns
     -------
-    Pld (rounded up: pessimistic).
+    Pld (pessimistic: each interval's mass split between its ends by default, rounded up with split=False).
 
     Privacy: describes the ε-DP Laplace mechanism (in exact arithmetic) for the relation under which Δ bounds the
     L1 sensitivity; both orderings of the pair have this PLD.
@@ -71,7 +71,7 @@ def gaussian_pld(sigma: float, sensitivity: float = 1.0, *, step: float = 1e-4) 
 
     Returns
     -------
-    Pld (rounded up: pessimistic).
+    Pld (pessimistic: each interval's mass split between its ends by default, rounded up with split=False).
 
     Privacy: describes the Gaussian mechanism (in exact arithmetic) for the relation under which Δ bounds the L2
     sensitivity; both orderings of the pair have this PLD.
@@ -185,7 +185,7 @@ def subsampled_gaussian_pld(q: float, sigma: float, *, ordering: str = "remove",
 
     Returns
     -------
-    Pld (rounded up: pessimistic).
+    Pld (pessimistic: each interval's mass split between its ends by default, rounded up with split=False).
 
     Privacy: with both orderings, describes the subsampled Gaussian step for add/remove-one neighbours.
 

@@ -39,10 +39,12 @@ def two_batch_shuffle_delta(epsilon: float, sigma: float) -> float:
 
     Returns
     -------
-    float δ: the two-batch shuffled mechanism is (ε, δ)-DP for add/remove-one neighbours and no smaller δ
-    (for this pair of data sets); the integral in u is numerical (error far below the 4th decimal).
+    float δ: the exact hockey-stick value δ(ε) of this one pair of data sets, so a LOWER bound on the shuffled
+    mechanism's δ(ε) over all add/remove-one neighbours, not a certificate; the integral in u is numerical
+    (error far below the 4th decimal).
 
-    Privacy: the exact guarantee of the shuffled mechanism on the pair described in the module docstring.
+    Privacy: none (a computation on public parameters); the value is the exact δ(ε) of the shuffled mechanism on the
+    pair described in the module docstring, a lower bound on its δ(ε), never a guarantee.
 
     Defined in: chapters/12_accounting.ipynb
 
