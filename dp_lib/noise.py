@@ -2,6 +2,10 @@
 
 The samplers are built from uniforms by the inverse-CDF method (chapters/02_laplace.ipynb),
 so the chapter's derivation and the library are the same code.
+
+The public functions validate their arguments; ``laplace_draws``,
+``laplace_cdf_values`` and ``require_noise_range`` (not exported) are their
+cores for callers that have already checked the values (e.g. ``dp_lib.svt``).
 """
 
 from __future__ import annotations
@@ -63,6 +67,15 @@ def check_noise_range(scale: float, loc: float = 0.0, *, name: str = "scale") ->
         scale, loc = check_real(scale, "scale"), check_real(loc, "loc")
     except ValueError:
         scale, loc = math.inf, math.nan  # refused below, naming ``name``
+    require_noise_range(scale, loc, name=name)
+
+
+def require_noise_range(scale: float, loc: float, *, name: str) -> None:
+    """``check_noise_range`` for values already checked to be floats (takes checked values; not exported).
+
+    The mechanisms call it after validating their arguments once at their public boundary, on the
+    scale they derived (e.g. Δ/ε): the arithmetic of the range test, without re-checking types.
+    """
     if not (0 < scale < math.inf and math.isfinite(abs(loc) + MAX_LAPLACE_DRAW * scale)):
         raise ValueError(f"{name} gives a noise scale {scale:g} outside (0, inf) or large enough for Lap({scale:g}) "
                          f"noise around {loc!r:.12} to overflow float64 (|loc| + 36.04 scale must stay below 1.8e308)")
@@ -113,10 +126,18 @@ def laplace_cdf(x: ArrayLike, loc: float = 0.0, scale: float = 1.0) -> float | n
     x = check_finite_array(x, "x")
     loc = check_real(loc, "loc")
     b = check_positive(scale, "scale")
-    z = (x - loc) / b
+    return scalar_or_array(laplace_cdf_values(x, loc, b))
+
+
+def laplace_cdf_values(x: ArrayLike, loc: float, scale: float) -> np.ndarray:
+    """``laplace_cdf`` for checked arguments, as an array (takes checked values; not exported).
+
+    (x - loc) / b may overflow to ±inf for a tiny b: the CDF there is its exact limit, 0 or 1.
+    """
+    with np.errstate(over="ignore"):
+        z = (np.asarray(x, dtype=float) - loc) / scale
     # each branch only exponentiates a non-positive number: no overflow
-    cdf = np.where(z < 0, 0.5 * np.exp(np.minimum(z, 0)), 1 - 0.5 * np.exp(-np.maximum(z, 0)))
-    return scalar_or_array(cdf)
+    return np.where(z < 0, 0.5 * np.exp(np.minimum(z, 0)), 1 - 0.5 * np.exp(-np.maximum(z, 0)))
 
 
 def laplace_inverse_cdf(u: ArrayLike, loc: float = 0.0, scale: float = 1.0) -> float | np.ndarray:
@@ -223,9 +244,19 @@ def sample_laplace(scale: float, size: int | tuple[int, ...] | None = None, loc:
     """
     b = check_positive(scale, "scale")
     loc = check_real(loc, "loc")
-    check_noise_range(b, loc)
+    require_noise_range(b, loc, name="scale")
+    return scalar_or_array(laplace_draws(b, size, loc, rng=rng))
+
+
+def laplace_draws(scale: float, size: int | tuple[int, ...] | None, loc: float, *,
+                  rng: np.random.Generator) -> np.ndarray:
+    """``sample_laplace`` for a scale and loc already checked (takes checked values; not exported).
+
+    Callers have validated ``scale`` and ``loc`` (``require_noise_range`` passed); the uniforms come
+    from ``open_uniform``, which checks ``rng`` and ``size``. Returns a numpy array (0-d for size None).
+    """
     u = open_uniform(size, rng=rng)  # in (0, 1), never 1/2 exactly: never ln(0), never a tie
     # The inverse CDF of chapters/02_laplace.ipynb, the same function that laplace_inverse_cdf and the replay of
     # the floating-point attack (dp_lib.floating, chapters/09_exact_noise.ipynb) call: a replay is bit-exact only
     # with the very same log.
-    return scalar_or_array(_inverse_cdf(u, loc, b))
+    return _inverse_cdf(u, loc, scale)

@@ -15,6 +15,12 @@ them private. ``svt_pattern_probability`` computes the exact probability of
 a transcript by one-dimensional quadrature over ρ, for tests and figures.
 Published variants that are *not* private live in ``dp_lib.svt_broken``.
 
+Validation: each public function checks its own arguments once (``epsilon`` by
+one ``check_epsilon``), derives the scales, range-checks them against the
+threshold and the answers, and runs the unchecked loop ``_transcript``; no layer
+below re-validates (``dp_lib.noise.laplace_draws`` and ``require_noise_range``
+take checked values).
+
 Drawing order (so a chapter can reproduce a run by hand): ρ first (one per
 run), then one ν per query and run, for all queries, even those after the
 halt (they are never looked at, so the law of the output is unchanged).
@@ -27,35 +33,70 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .noise import check_noise_range, laplace_cdf, sample_laplace
+from .noise import laplace_cdf_values, laplace_draws, require_noise_range
 from .random import check_rng
-from .validation import check_epsilon, check_finite_array, check_int, check_nonnegative, check_positive
+from .validation import check_bool, check_epsilon, check_finite_array, check_int, check_nonnegative, check_positive
 
-__all__ = [
-    "svt_budget_split",
-    "svt_noise_scales",
-    "svt_transcript",
-    "above_threshold",
-    "sparse_vector",
-    "numeric_sparse_vector",
-    "svt_pattern_probability",
-    "above_threshold_probabilities",
-]
+__all__ = ["svt_budget_split", "svt_noise_scales", "svt_transcript", "above_threshold", "sparse_vector",
+           "numeric_sparse_vector", "svt_pattern_probability", "above_threshold_probabilities"]
 
 
-def _check_bool(value, name: str) -> bool:
-    """A real switch: True or False (numpy booleans too); "no", "False", 0 and 1 are refused with TypeError."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
+def _check_answers(values, threshold):
+    """(q, T): a non-empty 1-d array of finite floats and a finite float."""
+    return (check_finite_array(values, "values", ndim=1, allow_empty=False),
+            float(check_finite_array(threshold, "threshold", ndim=0)))
 
 
-def _check_values(values):
-    return check_finite_array(values, "values", ndim=1, allow_empty=False)
+def _check_given_scales(values, threshold, threshold_scale, query_scale):
+    """(q, T, ρ's scale, ν's scale) for the functions that take the scales; refused if T + ρ or q_i + ν_i overflow."""
+    q, t = _check_answers(values, threshold)
+    b_rho = check_positive(threshold_scale, "threshold_scale")
+    b_nu = check_nonnegative(query_scale, "query_scale")
+    require_noise_range(b_rho, t, name="threshold_scale")
+    if b_nu > 0:
+        require_noise_range(b_nu, float(np.max(np.abs(q))), name="query_scale")
+    return q, t, b_rho, b_nu
 
 
-def _check_threshold(threshold):
-    return float(check_finite_array(threshold, "threshold", ndim=0))
+def _check_runs(size):
+    return 1 if size is None else check_int(size, "size", minimum=1)
+
+
+def _check_budget(epsilon, c, monotone, split):
+    """(ε, c, monotone, share ε₁/ε), checked; share = Lyu–Su–Li's 1 / (1 + (2c)^(2/3)) when split is None."""
+    eps = check_epsilon(epsilon)
+    c = check_int(c, "c", minimum=1)
+    monotone = check_bool(monotone, "monotone")  # checked even when a split is given: it sets the query noise
+    if split is None:
+        return eps, c, monotone, 1.0 / (1.0 + (float(c) if monotone else 2.0 * c) ** (2 / 3))
+    share = check_positive(split, "split")
+    if share >= 1:
+        raise ValueError(f"split must be the share ε₁/ε in (0, 1), got {split!r}")
+    return eps, c, monotone, share
+
+
+def _noise_scales(delta_q, eps, c, monotone, share):
+    """(Δ/ε₁, 2cΔ/ε₂ or cΔ/ε₂) from checked values; inf when a share of ε rounds to 0 (refused by the caller)."""
+    eps1, eps2 = eps * share, eps * (1.0 - share)
+    factor = c if monotone else 2 * c
+    try:
+        return delta_q / eps1, factor * delta_q / eps2
+    except (ZeroDivisionError, OverflowError):  # epsilon so small that a share of it rounds to 0
+        return math.inf, math.inf
+
+
+_SCALES = "sensitivity / epsilon (with c and split)"  # what sets the scales, for the messages
+
+
+def _checked_scales(values, threshold, epsilon, c, sensitivity, monotone, split):
+    """Check a private SVT's arguments once: (q, T, ρ's scale, ν's scale, c, Δ), the scales range-checked."""
+    q, t = _check_answers(values, threshold)
+    delta_q = check_positive(sensitivity, "sensitivity")
+    eps, c, monotone, share = _check_budget(epsilon, c, monotone, split)
+    b_rho, b_nu = _noise_scales(delta_q, eps, c, monotone, share)
+    require_noise_range(b_rho, t, name=_SCALES)  # T + ρ and q_i + ν_i stay finite
+    require_noise_range(b_nu, float(np.max(np.abs(q))), name=_SCALES)
+    return q, t, b_rho, b_nu, c, delta_q
 
 
 def svt_budget_split(epsilon: float, c: int = 1, monotone: bool = False,
@@ -88,15 +129,7 @@ def svt_budget_split(epsilon: float, c: int = 1, monotone: bool = False,
     >>> svt_budget_split(1.0, c=3, split=0.5)
     (0.5, 0.5)
     """
-    eps = check_epsilon(epsilon)
-    c = check_int(c, "c", minimum=1)
-    monotone = _check_bool(monotone, "monotone")  # checked even when a split is given: it sets the query noise
-    if split is None:
-        share = 1.0 / (1.0 + (float(c) if monotone else 2.0 * c) ** (2 / 3))
-    else:
-        share = check_positive(split, "split")
-        if share >= 1:
-            raise ValueError(f"split must be the share ε₁/ε in (0, 1), got {split!r}")
+    eps, _, _, share = _check_budget(epsilon, c, monotone, split)
     return eps * share, eps * (1.0 - share)
 
 
@@ -125,16 +158,9 @@ def svt_noise_scales(epsilon: float, c: int = 1, *, sensitivity: float = 1.0, mo
     (2.0, 2.0)
     """
     delta_q = check_positive(sensitivity, "sensitivity")
-    eps1, eps2 = svt_budget_split(epsilon, c, monotone, split)  # checks epsilon, c, monotone (a real bool), split
-    factor = c if monotone else 2 * c
-    try:
-        scales = (delta_q / eps1, factor * delta_q / eps2)
-    except (ZeroDivisionError, OverflowError):  # epsilon so small that a share of it rounds to 0
-        scales = (math.inf, math.inf)
-    if not all(math.isfinite(s) and s > 0 for s in scales):
-        raise ValueError(f"sensitivity / epsilon is out of range (sensitivity={sensitivity!r}, epsilon={epsilon!r})")
+    scales = _noise_scales(delta_q, *_check_budget(epsilon, c, monotone, split))
     for s in scales:
-        check_noise_range(s, 0.0, name="sensitivity / epsilon (with c and split)")
+        require_noise_range(s, 0.0, name=_SCALES)
     return scales
 
 
@@ -175,18 +201,17 @@ def svt_transcript(values: ArrayLike, threshold: float, threshold_scale: float, 
     >>> positive.tolist()
     [False, True, False]
     """
-    q = _check_values(values)
-    t = _check_threshold(threshold)
-    b_rho = check_positive(threshold_scale, "threshold_scale")
-    b_nu = check_nonnegative(query_scale, "query_scale")
+    q, t, b_rho, b_nu = _check_given_scales(values, threshold, threshold_scale, query_scale)
     cap = math.inf if c is None else check_int(c, "c", minimum=1)
-    rng = check_rng(rng)
-    runs = 1 if size is None else check_int(size, "size", minimum=1)
-    check_noise_range(b_rho, t, name="threshold_scale")
-    if b_nu > 0:
-        check_noise_range(b_nu, float(np.max(np.abs(q))), name="query_scale")
-    noisy_threshold = t + sample_laplace(b_rho, size=runs, rng=rng)  # T + ρ, drawn once per run
-    nu = sample_laplace(b_nu, size=(runs, q.size), rng=rng) if b_nu > 0 else np.zeros((runs, q.size))
+    rng, runs = check_rng(rng), _check_runs(size)
+    positive, noisy_answer = _transcript(q, t, b_rho, b_nu, rng, cap, runs)
+    return (positive[0], noisy_answer[0]) if size is None else (positive, noisy_answer)
+
+
+def _transcript(q, t, b_rho, b_nu, rng, cap, runs):
+    """The SVT loop of ``svt_transcript`` on checked values; arrays of shape (runs, len(q))."""
+    noisy_threshold = t + laplace_draws(b_rho, runs, 0.0, rng=rng)  # T + ρ, drawn once per run
+    nu = laplace_draws(b_nu, (runs, q.size), 0.0, rng=rng) if b_nu > 0 else np.zeros((runs, q.size))
     noisy_answer = q + nu  # q_i + ν_i
     positive = np.zeros((runs, q.size), dtype=bool)
     count = np.zeros(runs, dtype=np.int64)  # positives so far, per run
@@ -194,7 +219,7 @@ def svt_transcript(values: ArrayLike, threshold: float, threshold_scale: float, 
         running = count < cap  # a run that reached c positives has halted
         positive[:, i] = running & (noisy_answer[:, i] >= noisy_threshold)
         count += positive[:, i]
-    return (positive[0], noisy_answer[0]) if size is None else (positive, noisy_answer)
+    return positive, noisy_answer
 
 
 def above_threshold(values: ArrayLike, threshold: float, epsilon: float, *, rng: np.random.Generator,
@@ -235,8 +260,10 @@ def above_threshold(values: ArrayLike, threshold: float, epsilon: float, *, rng:
     >>> above_threshold([1.0, 2.0], 30.0, 1.0, rng=make_rng(3))
     -1
     """
-    b_rho, b_nu = svt_noise_scales(epsilon, 1, sensitivity=sensitivity, monotone=monotone, split=0.5)
-    positive, _ = svt_transcript(values, threshold, b_rho, b_nu, rng=rng, c=1, size=size)  # halts at the first ⊤
+    q, t, b_rho, b_nu, _, _ = _checked_scales(values, threshold, epsilon, 1, sensitivity, monotone, 0.5)
+    rng, runs = check_rng(rng), _check_runs(size)
+    positive, _ = _transcript(q, t, b_rho, b_nu, rng, 1, runs)  # halts at the first ⊤
+    positive = positive[0] if size is None else positive
     first = np.where(positive.any(axis=-1), np.argmax(positive, axis=-1), -1)
     return int(first) if size is None else first
 
@@ -274,9 +301,10 @@ def sparse_vector(values: ArrayLike, threshold: float, epsilon: float, c: int, *
     >>> np.flatnonzero(positive).tolist()
     [1, 3]
     """
-    b_rho, b_nu = svt_noise_scales(epsilon, c, sensitivity=sensitivity, monotone=monotone, split=split)
-    positive, _ = svt_transcript(values, threshold, b_rho, b_nu, rng=rng, c=c, size=size)
-    return positive
+    q, t, b_rho, b_nu, c, _ = _checked_scales(values, threshold, epsilon, c, sensitivity, monotone, split)
+    rng, runs = check_rng(rng), _check_runs(size)
+    positive, _ = _transcript(q, t, b_rho, b_nu, rng, c, runs)
+    return positive[0] if size is None else positive
 
 
 def numeric_sparse_vector(values: ArrayLike, threshold: float, epsilon: float, epsilon_values: float, c: int, *,
@@ -315,20 +343,19 @@ def numeric_sparse_vector(values: ArrayLike, threshold: float, epsilon: float, e
     ([1, 3], [80, 90])
     """
     eps3 = check_epsilon(epsilon_values, "epsilon_values")
-    positive = sparse_vector(values, threshold, epsilon, c, rng=rng, sensitivity=sensitivity,
-                             monotone=monotone, split=split, size=1 if size is None else size)
-    q = _check_values(values)
-    scale = c * check_positive(sensitivity, "sensitivity") / eps3
-    check_noise_range(scale, float(np.max(np.abs(q))), name="sensitivity / epsilon_values")
-    fresh = sample_laplace(scale, size=positive.shape, rng=rng)
-    runs = [{int(i): float(q[i] + fresh[run, i]) for i in np.flatnonzero(positive[run])}
-            for run in range(positive.shape[0])]
-    return runs[0] if size is None else runs
+    q, t, b_rho, b_nu, c, delta_q = _checked_scales(values, threshold, epsilon, c, sensitivity, monotone, split)
+    rng, runs = check_rng(rng), _check_runs(size)
+    scale = c * delta_q / eps3
+    require_noise_range(scale, float(np.max(np.abs(q))), name="sensitivity / epsilon_values")
+    positive, _ = _transcript(q, t, b_rho, b_nu, rng, c, runs)
+    fresh = laplace_draws(scale, positive.shape, 0.0, rng=rng)
+    released = [{int(i): float(q[i] + fresh[run, i]) for i in np.flatnonzero(positive[run])} for run in range(runs)]
+    return released[0] if size is None else released
 
 
 def _survival(z, b):
     """P[ν >= z] for ν ~ Lap(b), or the indicator z <= 0 when b = 0 (no noise)."""
-    return laplace_cdf(-z, 0.0, b) if b > 0 else (z <= 0).astype(float)
+    return laplace_cdf_values(-z, 0.0, b) if b > 0 else (z <= 0).astype(float)
 
 
 def svt_pattern_probability(values: ArrayLike, threshold: float, positives: ArrayLike, threshold_scale: float,
@@ -359,13 +386,7 @@ def svt_pattern_probability(values: ArrayLike, threshold: float, positives: Arra
     >>> round(p[0], 6), round(sum(p), 9)
     (0.581888, 1.0)
     """
-    q = _check_values(values)
-    t = _check_threshold(threshold)
-    b_rho = check_positive(threshold_scale, "threshold_scale")
-    b_nu = check_nonnegative(query_scale, "query_scale")
-    check_noise_range(b_rho, t, name="threshold_scale")  # ρ stays finite over the whole quadrature
-    if b_nu > 0:
-        check_noise_range(b_nu, float(np.max(np.abs(q))), name="query_scale")
+    q, t, b_rho, b_nu = _check_given_scales(values, threshold, threshold_scale, query_scale)  # ρ stays finite
     hit = np.asarray(positives)
     if hit.dtype != bool or hit.shape != q.shape:
         raise ValueError(f"positives must be a boolean array of shape {q.shape}, like values")
@@ -373,11 +394,15 @@ def svt_pattern_probability(values: ArrayLike, threshold: float, positives: Arra
         c = check_int(c, "c", minimum=1)
         if hit.sum() > c:
             raise ValueError(f"positives marks {int(hit.sum())} queries, more than c = {c}")
-        if hit.sum() == c:  # the run halted at the c-th positive: later queries were never answered
-            last = np.flatnonzero(hit)[-1]
-            q, hit = q[:last + 1], hit[:last + 1]
+    return _pattern_probability(q - t, hit, b_rho, b_nu, c)
 
-    return _integrate_over_threshold_noise(q - t, hit, b_rho, b_nu)
+
+def _pattern_probability(gap, hit, b_rho, b_nu, c):
+    """``svt_pattern_probability`` on checked values, with gap = q - T."""
+    if c is not None and hit.sum() == c:  # the run halted at the c-th positive: later queries were never answered
+        last = np.flatnonzero(hit)[-1]
+        gap, hit = gap[:last + 1], hit[:last + 1]
+    return _integrate_over_threshold_noise(gap, hit, b_rho, b_nu)
 
 
 def _integrate_over_threshold_noise(gap, hit, b_rho, b_nu):
@@ -393,7 +418,7 @@ def _integrate_over_threshold_noise(gap, hit, b_rho, b_nu):
         up = _survival(r - gap, b_nu)  # P(ν_i >= T + r - q_i)
         return float(np.prod(np.where(hit, up, 1.0 - up)))
 
-    kinks = np.unique(np.concatenate([[0.0, 1.0], laplace_cdf(gap, 0.0, b_rho).reshape(-1)]))
+    kinks = np.unique(np.concatenate([[0.0, 1.0], laplace_cdf_values(gap, 0.0, b_rho).reshape(-1)]))
     total = 0.0
     for lo, hi in zip(kinks[:-1], kinks[1:]):
         if hi > lo:
@@ -424,10 +449,9 @@ def above_threshold_probabilities(values: ArrayLike, threshold: float, epsilon: 
     >>> above_threshold_probabilities([1.0], 0.0, 1.0).round(4)  # P[ν - ρ >= -1], ρ ~ Lap(2), ν ~ Lap(4)
     array([0.5819, 0.4181])
     """
-    q = _check_values(values)
-    b_rho, b_nu = svt_noise_scales(epsilon, 1, sensitivity=sensitivity, monotone=monotone, split=0.5)
+    q, t, b_rho, b_nu, _, _ = _checked_scales(values, threshold, epsilon, 1, sensitivity, monotone, 0.5)
     eye = np.eye(q.size + 1, q.size, dtype=bool)  # row i: only query i positive; last row: none
-    probs = np.array([svt_pattern_probability(q, threshold, row, b_rho, b_nu, c=1) for row in eye])
+    probs = np.array([_pattern_probability(q - t, row, b_rho, b_nu, 1) for row in eye])
     if abs(probs.sum() - 1.0) > 1e-6:
         raise ValueError(f"values, threshold and epsilon: the quadrature cannot resolve these probabilities "
                          f"(they sum to {probs.sum():.8f}); use less extreme parameters")

@@ -129,3 +129,35 @@ def test_rng_must_be_a_generator(bad_rng):
         sample_laplace(1.0, rng=bad_rng)
     with pytest.raises(TypeError, match="rng"):
         open_uniform(3, rng=bad_rng)
+
+
+# --- the unchecked cores behind the public functions (issue 30: validate once at the public boundary) --------------
+
+def test_unchecked_cores_give_the_public_functions_results_bit_for_bit():
+    from dp_lib.noise import laplace_cdf_values, laplace_draws
+
+    for size in (None, 7, (3, 4)):
+        public = sample_laplace(2.5, size=size, loc=1.0, rng=make_rng(5))
+        core = laplace_draws(2.5, size, 1.0, rng=make_rng(5))
+        assert np.array_equal(np.asarray(public), core) and core.shape == np.shape(public)
+    x = np.linspace(-50, 50, 101)
+    assert np.array_equal(laplace_cdf(x, 2.0, 3.0), laplace_cdf_values(x, 2.0, 3.0))
+    with np.errstate(all="raise"):  # (x - loc) / b beyond float64: the exact limits, no warning
+        assert laplace_cdf_values([-1e308, 1e308], 0.0, 1e-300).tolist() == [0.0, 1.0]
+
+
+def test_check_noise_range_validates_and_require_noise_range_trusts():
+    from dp_lib import check_noise_range
+    from dp_lib.noise import require_noise_range
+
+    for bad in ("1.0", True, None):
+        with pytest.raises(TypeError, match="scale"):
+            check_noise_range(bad)
+    with pytest.raises(ValueError, match="sensitivity / epsilon"):
+        check_noise_range(1e307, name="sensitivity / epsilon")
+    with pytest.raises(ValueError, match="my scale"):
+        require_noise_range(1e306, 1.7e308, name="my scale")  # |loc| + 36.04 b overflows
+    for scale in (0.0, float("inf"), float("nan")):  # the range test itself refuses what is not a scale
+        with pytest.raises(ValueError, match="my scale"):
+            require_noise_range(scale, 0.0, name="my scale")
+    assert require_noise_range(1.0, 5.0, name="scale") is None

@@ -361,3 +361,100 @@ def test_the_chapters_loop_equals_the_vectorised_halting_rule(seed):
     if c is not None:
         expected &= np.cumsum(expected, axis=1) - expected < c
     assert np.array_equal(np.atleast_2d(positive), expected) and np.array_equal(np.atleast_2d(noisy), q + nu)
+
+
+# --- validation once at the public boundary (issue 30) -------------------------------------------------------
+
+def _counting(monkeypatch, module, name):
+    """Replace ``module.name`` by a wrapper that counts its calls; return the list of calls."""
+    calls = []
+    original = getattr(module, name)
+
+    def wrapper(*args, **kwargs):
+        calls.append(args[:1])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, wrapper)
+    return calls
+
+
+@pytest.mark.parametrize("entry", ["sparse_vector", "above_threshold", "numeric_sparse_vector",
+                                   "above_threshold_probabilities"])
+def test_epsilon_is_validated_once_at_the_public_boundary(monkeypatch, entry):
+    """epsilon is checked by one check_epsilon call; no layer below climbs back to re-check it (noise's check_real,
+    svt's check_positive on the scales, the public svt_noise_scales / svt_transcript / check_noise_range)."""
+    import dp_lib.noise
+    import dp_lib.svt
+
+    eps = _counting(monkeypatch, dp_lib.svt, "check_epsilon")
+    positive = _counting(monkeypatch, dp_lib.svt, "check_positive")
+    noise_real = _counting(monkeypatch, dp_lib.noise, "check_real")
+    noise_positive = _counting(monkeypatch, dp_lib.noise, "check_positive")
+    for public in ("svt_noise_scales", "svt_budget_split", "svt_transcript", "svt_pattern_probability",
+                   "sparse_vector", "check_noise_range", "sample_laplace"):
+        module = dp_lib.svt if hasattr(dp_lib.svt, public) else dp_lib.noise
+        monkeypatch.setattr(module, public, lambda *a, **k: pytest.fail("a public function was called inside"))
+    values, rng = [0.0, 80.0, 5.0], make_rng(0)
+    call = {"sparse_vector": lambda: sparse_vector(values, 40.0, 1.0, 2, rng=rng),
+            "above_threshold": lambda: above_threshold(values, 40.0, 1.0, rng=rng),
+            "numeric_sparse_vector": lambda: numeric_sparse_vector(values, 40.0, 1.0, 1.0, 2, rng=rng),
+            "above_threshold_probabilities": lambda: above_threshold_probabilities(values, 40.0, 1.0)}[entry]
+    call()
+    assert len(eps) == (2 if entry == "numeric_sparse_vector" else 1)  # epsilon (and epsilon_values) once each
+    assert [args[0] for args in positive] == [1.0] + ([0.5] if entry.startswith("above") else [])  # Δ, the split
+    assert noise_real == [] and noise_positive == []  # the noise layer trusts the checked scales
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("c, size, monotone, split", [(1, None, False, None), (2, 5, True, 0.3), (3, 1, False, 0.5)])
+def test_the_public_entry_points_equal_their_documented_composition(seed, c, size, monotone, split):
+    """sparse_vector = svt_transcript with svt_noise_scales' scales, and numeric_sparse_vector adds fresh
+    sample_laplace draws after it: the unchecked cores give the same draws, bit for bit."""
+    values = make_rng(100 + seed).normal(40.0, 30.0, 12)
+    scales = svt_noise_scales(0.7, c, sensitivity=2.0, monotone=monotone, split=split)
+    expected, _ = svt_transcript(values, 40.0, *scales, rng=make_rng(seed), c=c, size=size)
+    got = sparse_vector(values, 40.0, 0.7, c, rng=make_rng(seed), sensitivity=2.0, monotone=monotone, split=split,
+                        size=size)
+    assert np.array_equal(got, expected)
+    draws = make_rng(seed)
+    positive, _ = svt_transcript(values, 40.0, *scales, rng=draws, c=c, size=1 if size is None else size)
+    fresh = sample_laplace(c * 2.0 / 0.4, size=positive.shape, rng=draws)
+    runs = [{int(i): float(values[i] + fresh[r, i]) for i in np.flatnonzero(positive[r])} for r in range(len(positive))]
+    released = numeric_sparse_vector(values, 40.0, 0.7, 0.4, c, rng=make_rng(seed), sensitivity=2.0,
+                                     monotone=monotone, split=split, size=size)
+    assert released == (runs[0] if size is None else runs)
+    first = above_threshold(values, 40.0, 0.7, rng=make_rng(seed), sensitivity=2.0, monotone=monotone)
+    hits, _ = svt_transcript(values, 40.0, *svt_noise_scales(0.7, 1, sensitivity=2.0, monotone=monotone, split=0.5),
+                             rng=make_rng(seed), c=1)
+    assert first == (int(np.argmax(hits)) if hits.any() else -1)
+
+
+def test_public_helpers_still_validate_when_called_directly():
+    with pytest.raises(TypeError, match="epsilon"):
+        svt_noise_scales("1.0", 2)
+    with pytest.raises(ValueError, match="epsilon"):
+        svt_budget_split(-1.0, 2)
+    with pytest.raises(ValueError, match="sensitivity / epsilon"):
+        svt_noise_scales(1e-320, 2)  # a share of ε rounds to 0: an infinite scale
+    with pytest.raises(ValueError, match="sensitivity / epsilon"):
+        svt_noise_scales(1.0, 2, sensitivity=1e307)  # Lap(b) draws would overflow
+    with pytest.raises(TypeError, match="threshold_scale"):
+        svt_transcript([1.0], 0.0, True, 1.0, rng=make_rng(0))
+    with pytest.raises(ValueError, match="query_scale"):
+        svt_transcript([1e308], 0.0, 1.0, 1e307, rng=make_rng(0))
+    with pytest.raises(TypeError, match="size"):
+        svt_transcript([1.0], 0.0, 1.0, 1.0, rng=make_rng(0), size=2.0)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: sparse_vector([1.0], 0.0, 1e-320, 1, rng=make_rng(0)),
+    lambda: sparse_vector([1.7e308], 0.0, 1.0, 1, rng=make_rng(0), sensitivity=1e306),
+    lambda: above_threshold([1.0], -1.7e308, 1.0, rng=make_rng(0), sensitivity=1e306),
+    lambda: numeric_sparse_vector([1.0], 0.0, 1.0, 1.0, 1, rng=make_rng(0), sensitivity=1e307),
+    lambda: above_threshold_probabilities([1.0], 0.0, 1e-320),
+])
+def test_scales_out_of_range_name_the_public_parameters(call):
+    """The range checks of the derived noise scales name sensitivity / epsilon, never an internal scale."""
+    with pytest.raises(ValueError, match="sensitivity / epsilon") as err:
+        call()
+    assert "threshold_scale" not in str(err.value) and "query_scale" not in str(err.value)
