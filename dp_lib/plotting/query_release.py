@@ -38,8 +38,21 @@ def _adult_workload():
 @lru_cache(maxsize=64)
 def _laplace_errors(epsilon: float, seed: int) -> np.ndarray:
     counts, workload, _, _ = _adult_workload()
-    answers = workload @ counts  # laplace_workload's draws: Lap(Δ₁/ε) on W x, Δ₁ = 10 for the ten 2-way marginals
-    return np.abs(laplace_mech(answers, float(workload.sum(axis=0).max()), epsilon, rng=make_rng(seed)) - answers)
+    answers = _true_answers()  # laplace_workload's draws: Lap(Δ₁/ε) on W x, Δ₁ = 10 for the ten 2-way marginals
+    return np.abs(laplace_mech(answers, 10.0, epsilon, rng=make_rng(seed)) - answers)
+
+
+@lru_cache(maxsize=1)
+def _true_answers() -> np.ndarray:
+    counts, workload, _, _ = _adult_workload()
+    return workload @ counts
+
+
+def _query_sums(workload: np.ndarray):
+    """(a -> W @ a without BLAS, one bincount; the cells of each query) for a 0/1 workload."""
+    owner, cells = np.nonzero(workload)
+    queries = np.split(cells, np.cumsum(np.bincount(owner, minlength=workload.shape[0]))[:-1])
+    return (lambda a: np.bincount(owner, weights=a[cells], minlength=workload.shape[0])), queries
 
 
 def mwem_fast(x: np.ndarray, workload: np.ndarray, epsilon: float, rounds: int, *, rng: np.random.Generator,
@@ -53,12 +66,12 @@ def mwem_fast(x: np.ndarray, workload: np.ndarray, epsilon: float, rounds: int, 
 
     Used in: chapters/13_query_release.ipynb, through ``plot_mwem``
     """
-    true_answers, n = workload @ x, float(total)
+    answer, queries = _query_sums(workload)  # W @ a without BLAS (threaded BLAS stalls a slider on a busy machine)
+    true_answers, n = answer(np.asarray(x, dtype=float)), float(total)
     weights, z = np.full(workload.shape[1], n / workload.shape[1]), n  # A = n * weights / z
-    queries = [np.flatnonzero(row) for row in workload]
     measured, history = [], np.zeros_like(weights)
     for _ in range(rounds):
-        scores = np.abs(workload @ weights * (n / z) - true_answers)
+        scores = np.abs(answer(weights) * (n / z) - true_answers)
         q = exponential_mech(np.arange(workload.shape[0]), scores, 1.0, epsilon / (2 * rounds), rng=rng)
         m = laplace_mech(true_answers[q], 1.0, epsilon / (2 * rounds), rng=rng)
         measured.append((queries[q], min(max(m, 0.0), n)))
@@ -77,7 +90,7 @@ def mwem_fast(x: np.ndarray, workload: np.ndarray, epsilon: float, rounds: int, 
 def _mwem_errors(epsilon: float, rounds: int, seed: int) -> np.ndarray:
     counts, workload, _, _ = _adult_workload()
     synthetic = mwem_fast(counts, workload, epsilon, rounds, rng=make_rng(seed), total=float(counts.sum()))
-    return np.abs(workload @ synthetic - workload @ counts)
+    return np.abs(_query_sums(workload)[0](synthetic) - _true_answers())
 
 
 @book_style
