@@ -183,7 +183,7 @@ class GaussianEvent(DpEvent):
     -------
     The event; ``event.rho`` is Δ²/(2σ²).
 
-    See: chapters/03_composition.ipynb (composed by ``RdpAccountant``)
+    See: chapters/12_accounting.ipynb (composed by ``RdpAccountant``)
 
     Privacy: (Δ²/(2σ²))-zCDP for ``neighbours`` when Δ bounds the L2 sensitivity under them.
 
@@ -256,7 +256,7 @@ class ZcdpEvent(DpEvent):
     -------
     The event.
 
-    See: chapters/03_composition.ipynb (composed by ``RdpAccountant``)
+    See: chapters/12_accounting.ipynb (composed by ``RdpAccountant``)
 
     Privacy: ρ-zCDP for ``neighbours``.
 

@@ -64,7 +64,7 @@ def gaussian_rdp(alpha: ArrayLike, sigma: float, sensitivity: float = 1.0) -> fl
 
     Privacy: (α, RDP(α))-RDP for the neighbouring relation under which Δ bounds the L2 sensitivity.
 
-    Defined in: chapters/03_composition.ipynb
+    Defined in: chapters/12_accounting.ipynb
 
     Examples
     --------
@@ -91,7 +91,7 @@ def gaussian_zcdp(sigma: float, sensitivity: float = 1.0) -> float:
 
     Privacy: ρ-zCDP for the neighbouring relation under which Δ bounds the L2 sensitivity.
 
-    Defined in: chapters/03_composition.ipynb
+    Defined in: chapters/12_accounting.ipynb
 
     Examples
     --------
@@ -125,7 +125,7 @@ def laplace_rdp(alpha: ArrayLike, scale: float, sensitivity: float = 1.0) -> flo
 
     Privacy: (α, RDP(α))-RDP for the neighbouring relation under which Δ bounds the L1 sensitivity.
 
-    See: chapters/03_composition.ipynb (``RdpAccountant`` composes Laplace releases with it)
+    See: chapters/12_accounting.ipynb (``RdpAccountant`` composes Laplace releases with it)
 
     Examples
     --------
@@ -154,7 +154,7 @@ def zcdp_to_epsilon(rho: float, delta: float) -> float:
 
     Privacy: conversion only; the neighbouring relation is that of the zCDP guarantee.
 
-    Defined in: chapters/03_composition.ipynb
+    Defined in: chapters/12_accounting.ipynb
 
     Examples
     --------
@@ -190,7 +190,7 @@ def rdp_to_epsilon(orders: ArrayLike, rdp: ArrayLike, delta: float) -> tuple[flo
 
     Privacy: conversion only; the result holds for the relation of the RDP guarantee.
 
-    Defined in: chapters/03_composition.ipynb
+    Defined in: chapters/12_accounting.ipynb
 
     Examples
     --------
