@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # annotations only
 
     from matplotlib.figure import Figure
 
-__all__ = ["composition_curves", "plot_composition_vs_k", "plot_tradeoff_curves", "plot_subsampled_loss",
+__all__ = ["composition_curves", "plot_composition_vs_k", "plot_tradeoff_curves", "TradeoffPlot", "plot_subsampled_loss",
            "SubsampledLossPlot", "plot_shuffle_vs_poisson"]
 
 K_VALUES = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
@@ -61,24 +61,50 @@ def plot_composition_vs_k(epsilon=1.0, delta=1e-5):
     return fig
 
 
-@book_style
-def plot_tradeoff_curves(mu=1.0, k=4, epsilon=1.0):
-    """Trade-off curves: one μ-GDP step, its k-fold composition (√k μ-GDP), and the (ε, δ(ε)) region of that
-    composition, a straight-sided region that touches the curve (the curve is the envelope of all of them)."""
-    alpha = np.linspace(0, 1, 401)
-    mu_k = math.sqrt(k) * mu
-    delta = gdp_delta(epsilon, mu_k)
-    fig, ax = new_figure(width=5.2, height=4.2)
-    ax.plot(alpha, 1 - alpha, color=OKABE_ITO["black"], lw=0.8, ls=":", label="perfect privacy: FNR = 1 − FPR")
-    ax.plot(alpha, gaussian_tradeoff(alpha, mu), label=f"one step: G_μ, μ = {mu:g}")
-    ax.plot(alpha, gaussian_tradeoff(alpha, mu_k), label=f"{k} steps: G_√kμ, √k μ = {mu_k:.2f}")
-    ax.plot(alpha, epsilon_delta_tradeoff(alpha, epsilon, delta), ls="--",
-            label=f"({epsilon:g}, {delta:.3f})-DP region of the {k} steps")
-    ax.set(xlabel="FPR, false-positive rate", ylabel="smallest FNR, false-negative rate", xlim=(0, 1), ylim=(0, 1),
-           title="Trade-off curves (f-DP)")
-    ax.set_aspect("equal")
-    ax.legend(fontsize=8, loc="upper right")
-    return fig
+class TradeoffPlot(LivePlot):
+    """The trade-off slider figure of chapters/12_accounting.ipynb (``plot_tradeoff_curves``): one μ-GDP step, its
+    k-fold composition (√k μ-GDP) and the (ε, δ(ε)) region of that composition, which touches the composed curve
+    (the curve is the envelope of all such regions). Built once; a move updates the three curves and their labels.
+
+    Used in: chapters/12_accounting.ipynb, through ``plot_tradeoff_curves``
+    """
+
+    fpr = np.linspace(0, 1, 401)
+
+    def build(self) -> None:
+        self.fig, ax = new_figure(width=5.2, height=4.2)
+        ax.plot(self.fpr, 1 - self.fpr, color=OKABE_ITO["black"], lw=0.8, ls=":",
+                label="perfect privacy: FNR = 1 − FPR")
+        self.lines = [ax.plot(self.fpr, 1 - self.fpr, label=" ")[0], ax.plot(self.fpr, 1 - self.fpr, label=" ")[0],
+                      ax.plot(self.fpr, 1 - self.fpr, ls="--", label=" ")[0]]
+        ax.set(xlabel="FPR, false-positive rate", ylabel="smallest FNR, false-negative rate", xlim=(0, 1),
+               ylim=(0, 1), title="Trade-off curves (f-DP)")
+        ax.set_aspect("equal")
+        self.texts = ax.legend(fontsize=8, loc="upper right").get_texts()[1:]
+        self.changing = [*self.lines, *self.texts]
+
+    def update(self, mu: float = 1.0, k: int = 4, epsilon: float = 1.0) -> Hashable:
+        k = int(k)
+        mu_k = math.sqrt(k) * mu
+        delta = gdp_delta(epsilon, mu_k)
+        curves = (gaussian_tradeoff(self.fpr, mu), gaussian_tradeoff(self.fpr, mu_k),
+                  epsilon_delta_tradeoff(self.fpr, epsilon, delta))
+        for line, curve in zip(self.lines, curves):
+            line.set_ydata(curve)
+        self.relabel(self.lines, self.texts, [f"one step: G_μ, μ = {mu:g}", f"{k} steps: G_√kμ, √k μ = {mu_k:.2f}",
+                                              f"({epsilon:g}, {delta:.3f})-DP region of the {k} steps"])
+        return None
+
+
+def plot_tradeoff_curves(mu: float = 1.0, k: int = 4, epsilon: float = 1.0) -> Figure:
+    """Trade-off curves of one μ-GDP step and of k of them, with the (ε, δ(ε)) region of the k steps (``TradeoffPlot``).
+
+    Privacy: none: arithmetic on public parameters. Used in: chapters/12_accounting.ipynb
+    """
+    return TradeoffPlot().figure(mu=mu, k=k, epsilon=epsilon)
+
+
+plot_tradeoff_curves.live = TradeoffPlot
 
 
 class SubsampledLossPlot(LivePlot):
@@ -145,10 +171,10 @@ def plot_shuffle_vs_poisson(sigma=0.5):
     acc = PldAccountant(step=1e-3).compose(Repeated(PoissonSampled(0.5, GaussianEvent(sigma)), 2))
     poisson = [acc.delta(e) for e in eps]
     fig, ax = new_figure(width=6.5, height=3.4)
-    ax.plot(eps, shuffled, label="shuffled batches (exact)")
+    ax.plot(eps, shuffled, label="shuffled batches (exact, this pair)")
     ax.plot(eps, poisson, ls="--", label="Poisson accountant, q = ½")
     ax.fill_between(eps, poisson, shuffled, where=np.asarray(shuffled) > np.asarray(poisson), alpha=0.25,
-                    color=OKABE_ITO["vermillion"], label="claimed but not true")
+                    color=OKABE_ITO["vermillion"], label="Poisson δ below this pair's: claim false here")
     ax.set(xlabel="ε", ylabel="δ(ε)", title=f"One epoch, two batches, σ = {sigma:g}")
     ax.legend(fontsize=8)
     return fig
