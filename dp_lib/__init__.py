@@ -39,56 +39,48 @@ Every function that draws noise takes a keyword-only ``rng`` (a
 ``numpy.random.Generator``).
 """
 
+from . import (accounting, aggregate, attacks, audit, audit_records, composition, composition_rules, consistency, contributions, data, dp_sgd, events, exact, fdp, features, floating, hypothesis, intervals, learning, local, logistic, mechanisms, noise, pipelinedp_release, pld, quantiles, query_release, random, rdp, selection, sensitivity, shuffling, snapping, statistics, svt, synthetic, unary, visits, widgets)  # noqa: F401  (each module's __all__ is re-exported below)
 from .accounting import *  # noqa: F401,F403
 from .aggregate import *  # noqa: F401,F403
 from .attacks import *  # noqa: F401,F403
 from .audit import *  # noqa: F401,F403
+from .audit_records import *  # noqa: F401,F403
 from .composition import *  # noqa: F401,F403
 from .composition_rules import *  # noqa: F401,F403
+from .consistency import *  # noqa: F401,F403
 from .contributions import *  # noqa: F401,F403
 from .data import *  # noqa: F401,F403
 from .dp_sgd import *  # noqa: F401,F403
+from .events import *  # noqa: F401,F403
 from .exact import *  # noqa: F401,F403
+from .fdp import *  # noqa: F401,F403
+from .features import *  # noqa: F401,F403
 from .floating import *  # noqa: F401,F403
+from .hypothesis import *  # noqa: F401,F403
+from .intervals import *  # noqa: F401,F403
 from .learning import *  # noqa: F401,F403
 from .local import *  # noqa: F401,F403
+from .logistic import *  # noqa: F401,F403
 from .mechanisms import *  # noqa: F401,F403
 from .noise import *  # noqa: F401,F403
+from .pipelinedp_release import *  # noqa: F401,F403
+from .pld import *  # noqa: F401,F403
 from .quantiles import *  # noqa: F401,F403
+from .query_release import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .rdp import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
 from .sensitivity import *  # noqa: F401,F403
+from .shuffling import *  # noqa: F401,F403
+from .snapping import *  # noqa: F401,F403
+from .statistics import *  # noqa: F401,F403
 from .svt import *  # noqa: F401,F403
+from .synthetic import *  # noqa: F401,F403
 from .unary import *  # noqa: F401,F403
+from .visits import *  # noqa: F401,F403
 from .widgets import *  # noqa: F401,F403
-from . import (accounting, aggregate, attacks, audit, composition, composition_rules, contributions, data, dp_sgd, events, exact, floating, learning, local, mechanisms, noise, quantiles, random, rdp, selection, sensitivity, svt, unary, validation, widgets)  # noqa: E402
 
-__all__ = [*accounting.__all__, *aggregate.__all__, *attacks.__all__, *audit.__all__, *composition.__all__, *composition_rules.__all__, *contributions.__all__, *data.__all__, *dp_sgd.__all__, *exact.__all__, *floating.__all__, *learning.__all__, *local.__all__, *mechanisms.__all__, *noise.__all__, *quantiles.__all__, *random.__all__, *rdp.__all__, *selection.__all__, *sensitivity.__all__, *svt.__all__, *unary.__all__, *widgets.__all__]
-from .snapping import *  # noqa: E402,F401,F403  (snapping_mech, beside floating)
-__all__ += snapping.__all__
-from .features import *  # noqa: E402,F401,F403  (Adult feature engineering, split from learning: L-C)
-from .logistic import *  # noqa: E402,F401,F403  (the logistic model: loss, gradients, clipping: L-C)
-from .visits import *  # noqa: E402,F401,F403  (the shop log, split from contributions: L-C)
-from .pipelinedp_release import *  # noqa: E402,F401,F403  (the PipelineDP wrapper: L-C)
-from .audit_records import *  # noqa: E402,F401,F403  (ThresholdEvent, AuditResult, audit_table: L-C)
-__all__ += features.__all__ + logistic.__all__ + visits.__all__ + pipelinedp_release.__all__ + audit_records.__all__
-from .fdp import *  # noqa: E402,F401,F403  (f-DP and Gaussian DP)
-from .pld import *  # noqa: E402,F401,F403  (the PLD accountant)
-from .shuffling import *  # noqa: E402,F401,F403  (shuffled batches, a small exact case)
-__all__ += fdp.__all__ + pld.__all__ + shuffling.__all__
-
-from .query_release import *  # noqa: E402,F401,F403  (workloads, per-query noise, MWEM)
-from .synthetic import *  # noqa: E402,F401,F403  (marginal-based synthetic data)
-from .consistency import *  # noqa: E402,F401,F403  (least-squares consistency)
-__all__ += query_release.__all__ + synthetic.__all__ + consistency.__all__
-
-from .statistics import *  # noqa: E402,F401,F403  (private mean, proportion and range)
-from .intervals import *  # noqa: E402,F401,F403  (confidence intervals and their coverage)
-from .hypothesis import *  # noqa: E402,F401,F403  (a private 2x2 independence test)
-__all__ += statistics.__all__ + intervals.__all__ + hypothesis.__all__
-from .events import *  # noqa: E402,F401,F403  (the accounting events: L-B)
-__all__ += events.__all__
+__all__ = [name for module in (accounting, aggregate, attacks, audit, audit_records, composition, composition_rules, consistency, contributions, data, dp_sgd, events, exact, fdp, features, floating, hypothesis, intervals, learning, local, logistic, mechanisms, noise, pipelinedp_release, pld, quantiles, query_release, random, rdp, selection, sensitivity, shuffling, snapping, statistics, svt, synthetic, unary, visits, widgets) for name in module.__all__]
 
 __version__ = "0.3.0.dev0"
 

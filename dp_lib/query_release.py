@@ -10,7 +10,7 @@ The chapter: chapters/13_query_release.ipynb.
 from __future__ import annotations
 
 import itertools
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 import pandas as pd
