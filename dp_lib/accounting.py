@@ -78,7 +78,7 @@ class RdpAccountant:
     Privacy: bookkeeping only; the composed events together are (epsilon(δ), δ)-DP for the neighbouring
     relation they are stated for (PoissonSampled only for add/remove-one, where its curve is proved).
 
-    Defined in: chapters/12_accounting.ipynb
+    Defined in: chapters/10_accounting.ipynb
 
     Examples
     --------

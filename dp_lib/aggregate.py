@@ -3,7 +3,7 @@
 Each record's chunk is decided by the record alone (a hash of its key), so
 adding or removing a row changes one chunk; each chunk's answer is clipped to
 [lower, upper] and the mean of the k answers gets Lap((upper - lower)/(k ε)).
-Defined beside the other tools of chapters/06_local_sensitivity.ipynb in ``dp_lib.sensitivity``.
+Defined beside the other tools of chapters/07_local_sensitivity.ipynb in ``dp_lib.sensitivity``.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def hash_chunks(keys: ArrayLike | None, k: int) -> np.ndarray:
 
     Privacy: none; a data-independent partition, as parallel composition needs.
 
-    Defined in: chapters/06_local_sensitivity.ipynb
+    Defined in: chapters/07_local_sensitivity.ipynb
 
     Examples
     --------
@@ -57,7 +57,7 @@ def contiguous_chunk_count(n: int, k: int) -> int:
 
     Privacy: none; a diagnostic of a common slip.
 
-    Defined in: chapters/06_local_sensitivity.ipynb
+    Defined in: chapters/07_local_sensitivity.ipynb
 
     Examples
     --------
@@ -101,7 +101,7 @@ def chunk_answers(values: ArrayLike, f: Callable[[np.ndarray], float] | str, k: 
 
     Privacy: none by itself; each answer depends on its own chunk only.
 
-    Defined in: chapters/06_local_sensitivity.ipynb
+    Defined in: chapters/07_local_sensitivity.ipynb
 
     Examples
     --------
@@ -166,13 +166,13 @@ def sample_and_aggregate(values: ArrayLike, f: Callable[[np.ndarray], float] | s
     -------
     float, or an array of ``size`` floats.
 
-    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb)
     for add/remove-one neighbours, when each record's key is fixed by the record alone: with ``keys``, or with
     keys=None valid only if the row index is a stable, public identifier (never renumbered when a record is added
     or removed). Then one record changes one chunk answer by at most upper - lower, the mean by (upper - lower)/k
     (disjoint, data-independent chunks).
 
-    Defined in: chapters/06_local_sensitivity.ipynb
+    Defined in: chapters/07_local_sensitivity.ipynb
 
     Examples
     --------

@@ -54,7 +54,7 @@ def clopper_pearson(count: ArrayLike, trials: int, alpha: float) -> tuple[float 
 
     Privacy: none (a statistical formula).
 
-    Defined in: chapters/A1_auditing.ipynb
+    Defined in: chapters/05_auditing.ipynb
 
     Examples
     --------
@@ -176,7 +176,7 @@ def epsilon_lower_bound(mechanism: Callable[..., Any], x: ArrayLike, x_prime: Ar
     Privacy: none; a statistical test of a privacy claim. It can refute a
     claim, never prove one.
 
-    Defined in: chapters/A1_auditing.ipynb
+    Defined in: chapters/05_auditing.ipynb
 
     Examples
     --------
@@ -251,7 +251,7 @@ def search_events(mechanism: Callable[..., Any], x: ArrayLike, x_prime: ArrayLik
 
     Privacy: none; a statistical test of a privacy claim.
 
-    Defined in: chapters/A1_auditing.ipynb
+    Defined in: chapters/05_auditing.ipynb
 
     Examples
     --------
@@ -294,7 +294,7 @@ def repeat_mechanism(single_run: Callable[..., Any]) -> Callable[..., np.ndarray
 
     Privacy: none; each call is one independent run of the wrapped mechanism.
 
-    See: chapters/A1_auditing.ipynb (the auditor that runs such mechanisms)
+    See: chapters/05_auditing.ipynb (the auditor that runs such mechanisms)
 
     Examples
     --------

@@ -26,7 +26,7 @@ class ThresholdEvent:
 
     Privacy: none; an event fixed before sampling, for ``epsilon_lower_bound``.
 
-    Defined in: chapters/A1_auditing.ipynb
+    Defined in: chapters/05_auditing.ipynb
 
     Examples
     --------
@@ -69,7 +69,7 @@ class AuditResult:
     claimed_epsilon : float or None, the ε the mechanism claims.
     flagged : bool or None, ``epsilon_lb > claimed_epsilon`` (None without a claim).
 
-    Privacy: none; a report. Defined in: chapters/A1_auditing.ipynb
+    Privacy: none; a report. Defined in: chapters/05_auditing.ipynb
 
     Examples
     --------
@@ -118,7 +118,7 @@ def audit_table(results: dict[str, AuditResult]) -> pd.DataFrame:
 
     Privacy: none (a report).
 
-    Defined in: chapters/A1_auditing.ipynb
+    Defined in: chapters/05_auditing.ipynb
 
     Examples
     --------

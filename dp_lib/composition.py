@@ -254,7 +254,7 @@ class PrivacyAccountant:
         The arguments are checked first and the budget second, so neither a bad argument nor a
         refused charge spends anything or draws noise (see ``dp_lib.laplace_mech``).
 
-        Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb; discrete_laplace_mech / snapping_mech are)
+        Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb; discrete_laplace_mech / snapping_mech are)
         for the neighbouring relation ``sensitivity`` was computed for.
 
         Examples
@@ -303,7 +303,7 @@ def parallel_histogram(data: pd.DataFrame, column: Hashable, epsilon: float, *, 
     ``size``, a DataFrame with one column per category and one row per run
     (a tuple ``size`` gives a numpy array of shape ``size + (bins,)``).
 
-    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb)
     for add/remove-one neighbours, given a public ``domain``: the released bins
     are the same for every data set, and a record changes at most one count by
     1 (L1 sensitivity 1), so by parallel composition each bin's Lap(1/ε) noise

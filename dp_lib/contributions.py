@@ -77,7 +77,7 @@ def bound_contributions(df: pd.DataFrame, user: str, partition: str, *, max_part
     Privacy: none by itself; a per-user transformation after which one user changes at
     most L0 partition counts by at most L∞ each (see ``contribution_sensitivity``).
 
-    Defined in: chapters/10_user_level.ipynb
+    Defined in: chapters/15_user_level.ipynb
 
     Examples
     --------
@@ -121,7 +121,7 @@ def contribution_sensitivity(max_partitions: int, max_per_partition: int, max_va
 
     Privacy: none (a formula); the bounds hold for user-level add/remove neighbours.
 
-    Defined in: chapters/10_user_level.ipynb
+    Defined in: chapters/15_user_level.ipynb
 
     Examples
     --------
@@ -164,7 +164,7 @@ def contribution_envelope(df: pd.DataFrame, user: str, partition: str, value: st
 
     Privacy: none; it reads the raw data (for tests and teaching, never for a release).
 
-    Defined in: chapters/10_user_level.ipynb
+    Defined in: chapters/15_user_level.ipynb
 
     Examples
     --------
@@ -236,11 +236,11 @@ def user_level_count(df: pd.DataFrame, user: str, partition: str, *, partitions:
     -------
     pandas Series of noisy counts indexed by ``partitions``.
 
-    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb)
     for user-level add/remove neighbours (all rows of one user): L1 sensitivity L0·L∞
     after bounding (Wilson et al. 2020).
 
-    Defined in: chapters/10_user_level.ipynb
+    Defined in: chapters/15_user_level.ipynb
 
     Examples
     --------
@@ -275,10 +275,10 @@ def user_level_sum(df: pd.DataFrame, user: str, partition: str, value: str, *, p
     -------
     pandas Series of noisy sums indexed by ``partitions``; noise Lap(L0·L∞·max(|min|, |max|)/ε).
 
-    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb)
     for user-level add/remove neighbours (Wilson et al. 2020).
 
-    Defined in: chapters/10_user_level.ipynb
+    Defined in: chapters/15_user_level.ipynb
 
     Examples
     --------
@@ -318,7 +318,7 @@ def partition_selection_threshold(epsilon: float, delta: float, max_partitions: 
 
     Privacy: none (a formula); see ``select_partitions``.
 
-    Defined in: chapters/10_user_level.ipynb
+    Defined in: chapters/15_user_level.ipynb
 
     Examples
     --------
@@ -349,13 +349,13 @@ def select_partitions(counts_of_distinct_users: ArrayLike, epsilon: float, delta
     -------
     Boolean mask of the kept partitions (a Series with the same index for a Series input).
 
-    Privacy: (ε, δ)-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    Privacy: (ε, δ)-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb)
     for user-level add/remove neighbours: the noisy counts of partitions
     present in both logs are ε-DP (L1 sensitivity L0), and a partition only the added user
     holds is released with probability at most δ/L0 (Korolova et al. 2009; Wilson et al.
     2020; Desfontaines et al. 2022 give the optimal rule).
 
-    Defined in: chapters/10_user_level.ipynb
+    Defined in: chapters/15_user_level.ipynb
 
     Examples
     --------

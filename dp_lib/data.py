@@ -150,8 +150,8 @@ def ssn_numbers(ssn: ArrayLike) -> np.ndarray:
 
     Privacy: none; a per-record map (each key depends on its own record only).
 
-    Used in: chapters/06_local_sensitivity.ipynb, through ``plot_saa_tradeoff`` (chunks keyed by SSN), and
-    chapters/08_private_learning.ipynb, through ``holdout_mask``
+    Used in: chapters/07_local_sensitivity.ipynb, through ``plot_saa_tradeoff`` (chunks keyed by SSN), and
+    chapters/11_private_learning.ipynb, through ``holdout_mask``
 
     Examples
     --------
@@ -187,7 +187,7 @@ def occupation_counts() -> pd.Series:
 
     Privacy: none; these are the sensitive true counts, used to simulate surveys.
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
 
     Examples
     --------
@@ -230,7 +230,7 @@ def marital_status_counts() -> pd.Series:
 
 @lru_cache(maxsize=1)
 def count_older_than_40() -> int:
-    """The running counting query of chapters/01_why_privacy.ipynb, 02_laplace.ipynb and A1_auditing.ipynb: people in the Adult data older than 40.
+    """The running counting query of chapters/01_why_privacy.ipynb, 02_laplace.ipynb and 05_auditing.ipynb: people in the Adult data older than 40.
 
     Returns
     -------

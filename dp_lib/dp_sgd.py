@@ -59,7 +59,7 @@ def poisson_batches(n: int, q: float, steps: int, *, rng: np.random.Generator) -
 
     Privacy: none by itself; sampling with a data-independent q is what amplifies the Gaussian steps.
 
-    Defined in: chapters/08_private_learning.ipynb
+    Defined in: chapters/11_private_learning.ipynb
 
     Examples
     --------
@@ -114,9 +114,9 @@ def dp_sgd_step(theta: ArrayLike, X: ArrayLike, y: ArrayLike, clip_norm: float, 
 
     Privacy: one Gaussian release with L2 sensitivity C (add/remove-one); with Poisson
     sampling at rate q its RDP is ``subsampled_gaussian_rdp(alpha, q, noise_multiplier)``,
-    in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb).
+    in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb).
 
-    Defined in: chapters/08_private_learning.ipynb
+    Defined in: chapters/11_private_learning.ipynb
 
     Examples
     --------
@@ -166,10 +166,10 @@ def minibatch_dp_sgd(X: ArrayLike, y: ArrayLike, epsilon: float, delta: float, s
     (theta, history): the final θ, and a DataFrame with θ after each step (row 0 is the start),
     ``batch_size``, the cumulative ``epsilon_spent`` (RDP, converted at ``delta``) and ``sigma``.
 
-    Privacy: (ε, δ)-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    Privacy: (ε, δ)-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb)
     for add/remove-one neighbours (rows of X, y); every iterate is released.
 
-    Defined in: chapters/08_private_learning.ipynb
+    Defined in: chapters/11_private_learning.ipynb
 
     Examples
     --------

@@ -183,7 +183,7 @@ class GaussianEvent(DpEvent):
     -------
     The event; ``event.rho`` is Δ²/(2σ²).
 
-    See: chapters/12_accounting.ipynb (composed by ``RdpAccountant``)
+    See: chapters/10_accounting.ipynb (composed by ``RdpAccountant``)
 
     Privacy: (Δ²/(2σ²))-zCDP for ``neighbours`` when Δ bounds the L2 sensitivity under them.
 
@@ -256,7 +256,7 @@ class ZcdpEvent(DpEvent):
     -------
     The event.
 
-    See: chapters/12_accounting.ipynb (composed by ``RdpAccountant``)
+    See: chapters/10_accounting.ipynb (composed by ``RdpAccountant``)
 
     Privacy: ρ-zCDP for ``neighbours``.
 
@@ -287,7 +287,7 @@ class PoissonSampled(DpEvent):
     -------
     The event.
 
-    See: chapters/08_private_learning.ipynb (one DP-SGD step)
+    See: chapters/11_private_learning.ipynb (one DP-SGD step)
 
     Privacy: amplified by subsampling; the accountant computes by how much.
 

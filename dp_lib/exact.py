@@ -294,7 +294,7 @@ def sample_discrete_laplace(scale: int | float | Fraction, size: int | tuple[int
     Privacy: none by itself; added to an integer query of sensitivity Δ with scale Δ/ε it is
     ε-DP (see ``discrete_laplace_mech``). Only integer arithmetic decides the output.
 
-    Defined in: chapters/09_exact_noise.ipynb
+    Defined in: chapters/14_exact_noise.ipynb
 
     Examples
     --------
@@ -330,7 +330,7 @@ def sample_discrete_gaussian(sigma: int | float | Fraction, size: int | tuple[in
     Privacy: none by itself; added to an integer query of L2 sensitivity Δ it is
     Δ²/(2σ²)-zCDP (Canonne, Kamath & Steinke 2020; see ``discrete_gaussian_mech``).
 
-    Defined in: chapters/09_exact_noise.ipynb
+    Defined in: chapters/14_exact_noise.ipynb
 
     Examples
     --------
@@ -368,7 +368,7 @@ def sample_discrete_laplace_vectorised(scale: int | float | Fraction, size: int 
     Privacy: none by itself; added to an integer query of sensitivity Δ with scale Δ/ε it is
     ε-DP (see ``discrete_laplace_mech``). Only integer arithmetic decides the output.
 
-    Used in: chapters/09_exact_noise.ipynb, through ``discrete_laplace_mech``
+    Used in: chapters/14_exact_noise.ipynb, through ``discrete_laplace_mech``
 
     Examples
     --------
@@ -402,7 +402,7 @@ def sample_discrete_gaussian_vectorised(sigma: int | float | Fraction, size: int
     Privacy: none by itself; added to an integer query of L2 sensitivity Δ it is
     Δ²/(2σ²)-zCDP (Canonne, Kamath & Steinke 2020; see ``discrete_gaussian_mech``).
 
-    Used in: chapters/09_exact_noise.ipynb, through ``discrete_gaussian_mech``
+    Used in: chapters/14_exact_noise.ipynb, through ``discrete_gaussian_mech``
 
     Examples
     --------
@@ -431,7 +431,7 @@ def discrete_laplace_pmf(k: int | np.ndarray, scale: float) -> float | np.ndarra
 
     Privacy: none (a formula).
 
-    Defined in: chapters/09_exact_noise.ipynb
+    Defined in: chapters/14_exact_noise.ipynb
 
     Examples
     --------
@@ -467,7 +467,7 @@ def discrete_gaussian_pmf(k: int | np.ndarray, sigma: float) -> float | np.ndarr
 
     Privacy: none (a formula).
 
-    Used in: chapters/09_exact_noise.ipynb, through ``plot_discrete_samples``
+    Used in: chapters/14_exact_noise.ipynb, through ``plot_discrete_samples``
 
     Examples
     --------
@@ -494,7 +494,7 @@ def discrete_laplace_variance(scale: float) -> float:
 
     Privacy: none (a formula).
 
-    Defined in: chapters/09_exact_noise.ipynb
+    Defined in: chapters/14_exact_noise.ipynb
 
     Examples
     --------
@@ -519,7 +519,7 @@ def discrete_gaussian_variance(sigma: float) -> float:
 
     Privacy: none (a formula).
 
-    Defined in: chapters/09_exact_noise.ipynb
+    Defined in: chapters/14_exact_noise.ipynb
 
     Examples
     --------
@@ -552,7 +552,7 @@ def discrete_laplace_mech(value: int | np.ndarray, sensitivity: int, epsilon: in
     for) when ``sensitivity`` bounds the L1 sensitivity; exactly, with no floating-point gap:
     every integer is a possible output from every input.
 
-    Defined in: chapters/09_exact_noise.ipynb
+    Defined in: chapters/14_exact_noise.ipynb
 
     Examples
     --------
@@ -585,7 +585,7 @@ def discrete_gaussian_mech(value: int | np.ndarray, sensitivity: int, rho: int |
     Privacy: ρ-zCDP with ρ = Δ²/(2σ²) (Canonne, Kamath & Steinke 2020, Thm 14) for the
     relation ``sensitivity`` was computed for; hence (ρ + 2 sqrt(ρ ln(1/δ)), δ)-DP for every δ.
 
-    Defined in: chapters/09_exact_noise.ipynb
+    Defined in: chapters/14_exact_noise.ipynb
 
     Examples
     --------

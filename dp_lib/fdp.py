@@ -8,7 +8,7 @@ G_μ(α) = Φ(Φ⁻¹(1 - α) - μ); the Gaussian mechanism is (Δ/σ)-GDP, μ_i
 Bu, Dong, Long & Su (2020) approximates T Poisson-subsampled Gaussian steps by μ = q √(T(e^{1/σ²} - 1)): an
 approximation, not a bound.
 
-See: chapters/12_accounting.ipynb (the chapter this module belongs to)
+See: chapters/10_accounting.ipynb (the chapter this module belongs to)
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def gaussian_tradeoff(alpha: ArrayLike, mu: float) -> np.ndarray:
 
     Privacy: describes μ-GDP (for the relation of the guarantee).
 
-    Used in: chapters/12_accounting.ipynb, through ``plot_tradeoff_curves``
+    Used in: chapters/10_accounting.ipynb, through ``plot_tradeoff_curves``
 
     Examples
     --------
@@ -70,7 +70,7 @@ def epsilon_delta_tradeoff(alpha: ArrayLike, epsilon: float, delta: float = 0.0)
 
     Privacy: describes (ε, δ)-DP (for the relation of the guarantee).
 
-    Used in: chapters/12_accounting.ipynb, through ``plot_tradeoff_curves``
+    Used in: chapters/10_accounting.ipynb, through ``plot_tradeoff_curves``
 
     Examples
     --------
@@ -98,7 +98,7 @@ def gdp_delta(epsilon: float, mu: float) -> float:
 
     Privacy: conversion only; the relation is that of the GDP guarantee.
 
-    Defined in: chapters/12_accounting.ipynb
+    Defined in: chapters/10_accounting.ipynb
 
     Examples
     --------
@@ -127,7 +127,7 @@ def gdp_epsilon(delta: float, mu: float) -> float:
 
     Privacy: conversion only; the relation is that of the GDP guarantee.
 
-    Defined in: chapters/12_accounting.ipynb
+    Defined in: chapters/10_accounting.ipynb
 
     Examples
     --------
@@ -160,7 +160,7 @@ def gdp_compose(mus: ArrayLike) -> float:
 
     Privacy: composition of GDP guarantees for one neighbouring relation.
 
-    Defined in: chapters/12_accounting.ipynb
+    Defined in: chapters/10_accounting.ipynb
 
     Examples
     --------
@@ -195,7 +195,7 @@ def clt_mu(q: float, sigma: float, steps: int) -> float:
 
     Privacy: an approximation of the add/remove guarantee, not itself a guarantee.
 
-    Defined in: chapters/12_accounting.ipynb
+    Defined in: chapters/10_accounting.ipynb
 
     Examples
     --------

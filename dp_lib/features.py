@@ -39,7 +39,7 @@ class AdultFeatures(NamedTuple):
 
     Privacy: none; public-bound features of the sensitive data.
 
-    Used in: chapters/08_private_learning.ipynb, through ``adult_features``
+    Used in: chapters/11_private_learning.ipynb, through ``adult_features``
 
     Examples
     --------
@@ -62,7 +62,7 @@ def holdout_mask(ssn: ArrayLike) -> np.ndarray:
 
     Privacy: none by itself; a per-record rule, so the split leaks nothing about other records.
 
-    Used in: chapters/08_private_learning.ipynb, through ``adult_features``
+    Used in: chapters/11_private_learning.ipynb, through ``adult_features``
 
     Examples
     --------
@@ -123,7 +123,7 @@ def adult_features(adult: pd.DataFrame | None = None) -> AdultFeatures:
     (scaling by the data's own min/max would make one person's features depend
     on everyone else's values).
 
-    Defined in: chapters/08_private_learning.ipynb
+    Defined in: chapters/11_private_learning.ipynb
 
     Examples
     --------

@@ -86,7 +86,7 @@ def laplace_output_at(k: ArrayLike, true_answer: float, scale: float, sampler: s
 
     Privacy: none: a helper that touches no private data (it replays the sampler).
 
-    Defined in: chapters/09_exact_noise.ipynb
+    Defined in: chapters/14_exact_noise.ipynb
 
     Examples
     --------
@@ -136,7 +136,7 @@ def laplace_reachable(released: ArrayLike, true_answer: float, scale: float, sam
 
     Privacy: none: a helper for the attacker; False means "not from this input", with certainty.
 
-    Defined in: chapters/09_exact_noise.ipynb
+    Defined in: chapters/14_exact_noise.ipynb
 
     Examples
     --------
@@ -175,7 +175,7 @@ def distinguishing_share(released: ArrayLike, true_answer: float, scale: float, 
 
     Privacy: none: a helper that measures the attack.
 
-    Defined in: chapters/09_exact_noise.ipynb
+    Defined in: chapters/14_exact_noise.ipynb
 
     Examples
     --------

@@ -37,7 +37,7 @@ class TableRelease:
 
     Privacy: a record of ``private_table``; releasing it costs nothing more.
 
-    Used in: chapters/11_private_statistics.ipynb, through ``private_table``
+    Used in: chapters/08_private_statistics.ipynb, through ``private_table``
 
     Examples
     --------
@@ -79,7 +79,7 @@ def private_table(groups: ArrayLike, outcomes: ArrayLike, epsilon: float, *,
     Privacy: ε-DP in exact arithmetic for add/remove-one neighbours: a histogram whose cells each record falls in
     exactly one of (L1 sensitivity 1), with Laplace(1/ε) per cell; clipping at 0 is post-processing.
 
-    Defined in: chapters/11_private_statistics.ipynb
+    Defined in: chapters/08_private_statistics.ipynb
 
     Examples
     --------
@@ -110,7 +110,7 @@ def table_from_counts(counts: ArrayLike, epsilon: float, *, rng: np.random.Gener
 
     Privacy: as ``private_table`` (each table ε-DP for add/remove-one neighbours, in exact arithmetic).
 
-    Used in: chapters/11_private_statistics.ipynb, through ``private_table``
+    Used in: chapters/08_private_statistics.ipynb, through ``private_table``
 
     Examples
     --------
@@ -140,7 +140,7 @@ def chi_square_statistic(table: ArrayLike) -> float | np.ndarray:
 
     Privacy: post-processing when ``table`` is a release.
 
-    Used in: chapters/11_private_statistics.ipynb, through ``independence_test``
+    Used in: chapters/08_private_statistics.ipynb, through ``independence_test``
 
     Examples
     --------
@@ -170,7 +170,7 @@ def classical_p_value(statistic: ArrayLike) -> float | np.ndarray:
 
     Privacy: post-processing.
 
-    Used in: chapters/11_private_statistics.ipynb, through ``rejection_rate``
+    Used in: chapters/08_private_statistics.ipynb, through ``rejection_rate``
 
     Examples
     --------
@@ -201,7 +201,7 @@ def independence_test(release: TableRelease, *, rng: np.random.Generator, draws:
 
     Privacy: post-processing of the release.
 
-    Defined in: chapters/11_private_statistics.ipynb
+    Defined in: chapters/08_private_statistics.ipynb
 
     Examples
     --------
@@ -247,7 +247,7 @@ def rejection_rate(cell_probabilities: ArrayLike, n: int, epsilon: float, trials
 
     Privacy: a simulation on public probabilities: nothing private is released.
 
-    Defined in: chapters/11_private_statistics.ipynb
+    Defined in: chapters/08_private_statistics.ipynb
 
     Examples
     --------

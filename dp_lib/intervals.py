@@ -46,7 +46,7 @@ def sampling_variance(release: MeanRelease | ProportionRelease) -> np.ndarray:
 
     Privacy: post-processing of the release.
 
-    Defined in: chapters/11_private_statistics.ipynb
+    Defined in: chapters/08_private_statistics.ipynb
 
     Examples
     --------
@@ -75,7 +75,7 @@ def noise_variance(release: MeanRelease | ProportionRelease) -> np.ndarray:
 
     Privacy: post-processing of the release (the scales are public).
 
-    Defined in: chapters/11_private_statistics.ipynb
+    Defined in: chapters/08_private_statistics.ipynb
 
     Examples
     --------
@@ -109,7 +109,7 @@ def naive_interval(release: MeanRelease | ProportionRelease, confidence: float =
 
     Privacy: post-processing of the release.
 
-    Defined in: chapters/11_private_statistics.ipynb
+    Defined in: chapters/08_private_statistics.ipynb
 
     Examples
     --------
@@ -135,7 +135,7 @@ def noise_aware_interval(release: MeanRelease | ProportionRelease, confidence: f
 
     Privacy: post-processing of the release.
 
-    Defined in: chapters/11_private_statistics.ipynb
+    Defined in: chapters/08_private_statistics.ipynb
 
     Examples
     --------
@@ -182,7 +182,7 @@ def bootstrap_interval(release: MeanRelease | ProportionRelease, confidence: flo
     Privacy: post-processing of the release (only public scales and
     released values are used).
 
-    Defined in: chapters/11_private_statistics.ipynb
+    Defined in: chapters/08_private_statistics.ipynb
 
     Examples
     --------
@@ -214,7 +214,7 @@ def coverage_interval(hits: int, trials: int, confidence: float = 0.95) -> tuple
 
     Privacy: none needed (simulated data).
 
-    Defined in: chapters/11_private_statistics.ipynb
+    Defined in: chapters/08_private_statistics.ipynb
 
     Examples
     --------
@@ -249,7 +249,7 @@ def simulate_coverage(population: ArrayLike, n: int, epsilon: float, trials: int
 
     Privacy: a simulation on a public population: nothing private is released.
 
-    Defined in: chapters/11_private_statistics.ipynb
+    Defined in: chapters/08_private_statistics.ipynb
 
     Examples
     --------

@@ -46,7 +46,7 @@ def gradient_descent(X: ArrayLike, y: ArrayLike, iterations: int, *, learning_ra
     -------
     (theta, history): the final θ and a DataFrame of θ after each iteration (row 0 is the start).
 
-    Privacy: none; the baseline. Defined in: chapters/08_private_learning.ipynb
+    Privacy: none; the baseline. Defined in: chapters/11_private_learning.ipynb
 
     Examples
     --------
@@ -85,7 +85,7 @@ def iteration_budget(epsilon: float, delta: float, iterations: int, *, noise: st
 
     Privacy: k adaptive (ε_i, δ_i)-DP steps are then (ε, δ)-DP under the named rule.
 
-    Defined in: chapters/08_private_learning.ipynb
+    Defined in: chapters/11_private_learning.ipynb
 
     Examples
     --------
@@ -165,10 +165,10 @@ def noisy_gradient_descent(X: ArrayLike, y: ArrayLike, epsilon: float, delta: fl
     (theta, history): the final θ, and a DataFrame with θ after each iteration (row 0 is the start)
     and the cumulative ``epsilon_spent``, ``delta_spent``, ``sigma`` (noise std per coordinate) and ``n_hat``.
 
-    Privacy: (ε, δ)-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    Privacy: (ε, δ)-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb)
     for add/remove-one neighbours (rows of X, y); every iterate is released.
 
-    Defined in: chapters/08_private_learning.ipynb
+    Defined in: chapters/11_private_learning.ipynb
 
     Examples
     --------

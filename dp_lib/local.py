@@ -68,7 +68,7 @@ def randomized_response(truth: ArrayLike, p: float = 0.75, *, rng: np.random.Gen
     answer of one respondent, P[report | yes] <= e^ε P[report | no]. The
     reports of all respondents are ε-DP for replace-one neighbours.
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
 
     Examples
     --------
@@ -91,7 +91,7 @@ def rr_epsilon(p: float) -> float:
 
     Privacy: the LDP level of ``randomized_response(truth, p)``.
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
 
     Examples
     --------
@@ -110,7 +110,7 @@ def rr_estimate_count(responses: ArrayLike, p: float) -> float:
 
     Privacy: post-processing of ε-LDP reports, no extra cost.
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
 
     Examples
     --------
@@ -126,7 +126,7 @@ def rr_estimate_count(responses: ArrayLike, p: float) -> float:
 def rr_variance(n: int, p: float) -> float:
     """Variance n p(1-p)/(2p-1)**2 of ``rr_estimate_count`` (exact for any true count).
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
 
     Examples
     --------
@@ -149,7 +149,7 @@ def krr_params(epsilon: float, k: int) -> tuple[float, float]:
 
     Privacy: none (a formula); k-RR with these (p, q) is ε-LDP (p/q = e^ε).
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
 
     Examples
     --------
@@ -182,7 +182,7 @@ def krr_perturb(values: ArrayLike, domain: Sequence, epsilon: float, *, rng: np.
     Privacy: ε-LDP (the ratio of the largest to the smallest report
     probability is p/q = e^ε); the reports are ε-DP for replace-one neighbours.
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
 
     Examples
     --------
@@ -219,7 +219,7 @@ def krr_perturb_counts(counts: ArrayLike | pd.Series, epsilon: float, *, rng: np
 
     Privacy: simulates ``krr_perturb``; the same ε-LDP.
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
 
     Examples
     --------
@@ -245,7 +245,7 @@ def krr_estimate(reports: ArrayLike, domain: Sequence, epsilon: float) -> pd.Ser
 
     Privacy: post-processing of ε-LDP reports.
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
 
     Examples
     --------
@@ -275,7 +275,7 @@ def krr_variance(n: int, k: int, epsilon: float, count: ArrayLike | None = None)
 
     Privacy: none (a formula); the accuracy of the ε-LDP estimate.
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
     """
     p, q = krr_params(epsilon, k)
     if p > q:

@@ -23,7 +23,7 @@ def clip_rows(X: ArrayLike, max_norm: float) -> np.ndarray:
     Privacy: after clipping, adding or removing one row changes the column sums
     by at most ``max_norm`` in L2 norm.
 
-    Defined in: chapters/08_private_learning.ipynb
+    Defined in: chapters/11_private_learning.ipynb
 
     Examples
     --------
@@ -60,7 +60,7 @@ def _check_theta(theta, d):
 def logistic_loss(theta: ArrayLike, X: ArrayLike, y: ArrayLike) -> float | np.ndarray:
     """Per-example logistic loss ln(1 + e^{θ·x}) - y θ·x (computed without overflow).
 
-    Privacy: none; a training objective. Defined in: chapters/08_private_learning.ipynb
+    Privacy: none; a training objective. Defined in: chapters/11_private_learning.ipynb
 
     Examples
     --------
@@ -84,7 +84,7 @@ def logistic_gradients(theta: ArrayLike, X: ArrayLike, y: ArrayLike) -> np.ndarr
 
     Privacy: none; the sum of these rows is the query noisy gradient descent privatises.
 
-    Defined in: chapters/08_private_learning.ipynb
+    Defined in: chapters/11_private_learning.ipynb
 
     Examples
     --------
@@ -100,7 +100,7 @@ def logistic_gradients(theta: ArrayLike, X: ArrayLike, y: ArrayLike) -> np.ndarr
 def accuracy(theta: ArrayLike, X: ArrayLike, y: ArrayLike) -> float | np.ndarray:
     """Share of rows where the prediction 1{θ·x > 0} equals y; one value per row of a 2-d ``theta``.
 
-    Privacy: none; evaluate on the test set only. Defined in: chapters/08_private_learning.ipynb
+    Privacy: none; evaluate on the test set only. Defined in: chapters/11_private_learning.ipynb
 
     Examples
     --------
@@ -118,7 +118,7 @@ def accuracy_curve(history: pd.DataFrame, X: ArrayLike, y: ArrayLike) -> pd.Seri
 
     Privacy: post-processing of the released iterates; the evaluation data is not protected.
 
-    Defined in: chapters/08_private_learning.ipynb
+    Defined in: chapters/11_private_learning.ipynb
 
     Examples
     --------
@@ -213,7 +213,7 @@ def clipped_gradient_sum(theta: ArrayLike, X: ArrayLike, y: ArrayLike, clip_norm
 
     Privacy: none by itself; its L2 sensitivity is C under add/remove-one neighbours.
 
-    Used in: chapters/08_private_learning.ipynb, through ``noisy_gradient_descent``
+    Used in: chapters/11_private_learning.ipynb, through ``noisy_gradient_descent``
 
     Examples
     --------

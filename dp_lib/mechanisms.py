@@ -62,7 +62,7 @@ def laplace_mech(value: ArrayLike, sensitivity: float, epsilon: float, *,
     -------
     float for a scalar ``value``, otherwise an array of the same shape.
 
-    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb; discrete_laplace_mech / snapping_mech are)
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb; discrete_laplace_mech / snapping_mech are)
     for add/remove-one neighbours (or whatever relation ``sensitivity`` was
     computed for) when ``sensitivity`` bounds the L1 sensitivity of the whole
     vector (Dwork & Roth 2014, Thm 3.6).
@@ -190,7 +190,7 @@ def gaussian_mech(value: ArrayLike, sensitivity: float, epsilon: float, delta: f
     rng : numpy.random.Generator (keyword-only, required).
     calibration : "analytic" (tight, any ε) or "classic" (ε < 1 only).
 
-    Privacy: (ε, δ)-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb; discrete_gaussian_mech is, under zCDP)
+    Privacy: (ε, δ)-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb; discrete_gaussian_mech is, under zCDP)
     for add/remove-one neighbours when ``sensitivity`` bounds the L2 sensitivity.
 
     Defined in: chapters/02_laplace.ipynb

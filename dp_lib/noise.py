@@ -257,6 +257,6 @@ def laplace_draws(scale: float, size: int | tuple[int, ...] | None, loc: float, 
     """
     u = open_uniform(size, rng=rng)  # in (0, 1), never 1/2 exactly: never ln(0), never a tie
     # The inverse CDF of chapters/02_laplace.ipynb, the same function that laplace_inverse_cdf and the replay of
-    # the floating-point attack (dp_lib.floating, chapters/09_exact_noise.ipynb) call: a replay is bit-exact only
+    # the floating-point attack (dp_lib.floating, chapters/14_exact_noise.ipynb) call: a replay is bit-exact only
     # with the very same log.
     return _inverse_cdf(u, loc, scale)

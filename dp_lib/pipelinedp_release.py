@@ -54,7 +54,7 @@ def pipeline_dp_release(rows: Any, backend: Any, *, partitions: Sequence[Any], e
 
     Privacy: ε-DP for user-level add/remove neighbours (PipelineDP's contract).
 
-    Defined in: chapters/10_user_level.ipynb
+    Defined in: chapters/15_user_level.ipynb
 
     Examples
     --------

@@ -6,7 +6,7 @@ them into the running totals (``dp_lib.pld_math``) and answers ``epsilon(delta)`
 The discretisation is pessimistic, so the answers are upper bounds; with grid step h and k steps the certified ε
 is less than k·h above the exact one (rounding up), and far closer with the default splitting.
 
-See: chapters/12_accounting.ipynb (the chapter this module belongs to)
+See: chapters/10_accounting.ipynb (the chapter this module belongs to)
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ class PldAccountant:
     bounds (pessimistic discretisation) for the neighbouring relation of the events, which must all share one
     relation (``neighbours``, set by the first event; a mixed one is refused, as ``RdpAccountant`` does).
 
-    Defined in: chapters/12_accounting.ipynb
+    Defined in: chapters/10_accounting.ipynb
 
     Examples
     --------

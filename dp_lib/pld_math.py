@@ -8,7 +8,7 @@ Koskela et al. 2020). ``Pld`` keeps L on the grid {i·h}: each loss is rounded U
 (``pld_from_loss_cdf``), so every δ it reports is an upper bound, and since k rounded-up losses exceed the true
 ones by less than k·h, the certified ε is at most k·h above the exact one (a bound the chapter shows).
 
-See: chapters/12_accounting.ipynb (the chapter this module belongs to)
+See: chapters/10_accounting.ipynb (the chapter this module belongs to)
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def pld_from_loss_cdf(cdf: Callable, sf: Callable, low: float, high: float, step
 
     Privacy: accounting only; the PLD is pessimistic (every δ(ε) it gives is an upper bound on the true one).
 
-    Used in: chapters/12_accounting.ipynb, through ``laplace_pld``
+    Used in: chapters/10_accounting.ipynb, through ``laplace_pld``
 
     Examples
     --------
@@ -127,7 +127,7 @@ class Pld:
 
     Privacy: accounting only; δ(ε) is the hockey-stick divergence of the pair this PLD describes.
 
-    See: chapters/12_accounting.ipynb (``PldAccountant.plds`` holds two)
+    See: chapters/10_accounting.ipynb (``PldAccountant.plds`` holds two)
 
     Examples
     --------

@@ -7,7 +7,7 @@ probability ½e^{-ε}, and uniform-in-exponent in between. Gaussian with μ = Δ
 response: ε or -ε. The Poisson-subsampled Gaussian (noise multiplier σ, rate q) has two orderings: removing a
 record (P the mixture (1-q)N(0, σ²) + qN(1, σ²), Q = N(0, σ²)) and adding one (the pair swapped).
 
-See: chapters/12_accounting.ipynb (the chapter this module belongs to)
+See: chapters/10_accounting.ipynb (the chapter this module belongs to)
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def laplace_pld(scale: float, sensitivity: float = 1.0, *, step: float = 1e-4) -
     Privacy: describes the ε-DP Laplace mechanism (in exact arithmetic) for the relation under which Δ bounds the
     L1 sensitivity; both orderings of the pair have this PLD.
 
-    Defined in: chapters/12_accounting.ipynb
+    Defined in: chapters/10_accounting.ipynb
 
     Examples
     --------
@@ -76,7 +76,7 @@ def gaussian_pld(sigma: float, sensitivity: float = 1.0, *, step: float = 1e-4) 
     Privacy: describes the Gaussian mechanism (in exact arithmetic) for the relation under which Δ bounds the L2
     sensitivity; both orderings of the pair have this PLD.
 
-    Defined in: chapters/12_accounting.ipynb
+    Defined in: chapters/10_accounting.ipynb
 
     Examples
     --------
@@ -109,7 +109,7 @@ def randomized_response_pld(epsilon: float, *, step: float = 1e-4) -> Pld:
 
     Privacy: describes ε-DP randomized response (replace-one: one person's answer changes).
 
-    Defined in: chapters/12_accounting.ipynb
+    Defined in: chapters/10_accounting.ipynb
 
     Examples
     --------
@@ -137,7 +137,7 @@ def epsilon_delta_pld(epsilon: float, delta: float = 0.0, *, step: float = 1e-4)
 
     Privacy: accounting for any (ε, δ)-DP step, under the relation its guarantee is stated for.
 
-    Used in: chapters/12_accounting.ipynb, through ``PldAccountant``
+    Used in: chapters/10_accounting.ipynb, through ``PldAccountant``
 
     Examples
     --------
@@ -189,7 +189,7 @@ def subsampled_gaussian_pld(q: float, sigma: float, *, ordering: str = "remove",
 
     Privacy: with both orderings, describes the subsampled Gaussian step for add/remove-one neighbours.
 
-    Defined in: chapters/12_accounting.ipynb
+    Defined in: chapters/10_accounting.ipynb
 
     Examples
     --------

@@ -98,7 +98,7 @@ def private_quantile(values: ArrayLike, quantile: float, epsilon: float, lower: 
     -------
     float in ``[lower, upper]``.
 
-    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb; here a far
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb; here a far
     piece's probability can underflow to exactly 0 on one data set and not on its neighbour, Ilvento 2020)
     for add/remove-one neighbours (exponential mechanism with
     weights exp(ε·score/2), the score's sensitivity being max(q, 1 - q) <= 1;

@@ -183,7 +183,7 @@ def laplace_workload(x: np.ndarray, workload: np.ndarray, epsilon: float, *, rng
     -------
     numpy array of noisy answers, one per query (unbiased: the noise has mean 0).
 
-    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb) for
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb) for
     add/remove-one neighbours (sequential composition over the marginals, parallel within each).
 
     Defined in: chapters/13_query_release.ipynb
@@ -212,7 +212,7 @@ def gaussian_workload(x: np.ndarray, workload: np.ndarray, rho: float, *, rng: n
     -------
     numpy array of noisy answers, one per query (unbiased).
 
-    Privacy: ρ-zCDP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb) for
+    Privacy: ρ-zCDP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb) for
     add/remove-one neighbours (Bun & Steinke 2016, Prop. 1.6: ρ = Δ₂²/(2σ²)).
 
     Defined in: chapters/13_query_release.ipynb
@@ -251,7 +251,7 @@ def mwem(x: np.ndarray, workload: np.ndarray, epsilon: float, rounds: int, *, rn
     -------
     numpy float array, the synthetic histogram (non-negative, sums to ``total``).
 
-    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb) for
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb) for
     add/remove-one neighbours when ``total`` is public: T rounds of an ε/(2T) selection and an ε/(2T) measurement
     compose to ε; the updates are post-processing.
 

@@ -64,7 +64,7 @@ def gaussian_rdp(alpha: ArrayLike, sigma: float, sensitivity: float = 1.0) -> fl
 
     Privacy: (α, RDP(α))-RDP for the neighbouring relation under which Δ bounds the L2 sensitivity.
 
-    Defined in: chapters/12_accounting.ipynb
+    Defined in: chapters/10_accounting.ipynb
 
     Examples
     --------
@@ -91,7 +91,7 @@ def gaussian_zcdp(sigma: float, sensitivity: float = 1.0) -> float:
 
     Privacy: ρ-zCDP for the neighbouring relation under which Δ bounds the L2 sensitivity.
 
-    Defined in: chapters/12_accounting.ipynb
+    Defined in: chapters/10_accounting.ipynb
 
     Examples
     --------
@@ -125,7 +125,7 @@ def laplace_rdp(alpha: ArrayLike, scale: float, sensitivity: float = 1.0) -> flo
 
     Privacy: (α, RDP(α))-RDP for the neighbouring relation under which Δ bounds the L1 sensitivity.
 
-    See: chapters/12_accounting.ipynb (``RdpAccountant`` composes Laplace releases with it)
+    See: chapters/10_accounting.ipynb (``RdpAccountant`` composes Laplace releases with it)
 
     Examples
     --------
@@ -154,7 +154,7 @@ def zcdp_to_epsilon(rho: float, delta: float) -> float:
 
     Privacy: conversion only; the neighbouring relation is that of the zCDP guarantee.
 
-    Defined in: chapters/12_accounting.ipynb
+    Defined in: chapters/10_accounting.ipynb
 
     Examples
     --------
@@ -190,7 +190,7 @@ def rdp_to_epsilon(orders: ArrayLike, rdp: ArrayLike, delta: float) -> tuple[flo
 
     Privacy: conversion only; the result holds for the relation of the RDP guarantee.
 
-    Defined in: chapters/12_accounting.ipynb
+    Defined in: chapters/10_accounting.ipynb
 
     Examples
     --------
@@ -237,7 +237,7 @@ def subsampled_gaussian_rdp(alpha: ArrayLike, q: float, sigma: float) -> float |
 
     Privacy: (α, RDP(α))-RDP for add/remove-one neighbours (each row is sampled independently).
 
-    Defined in: chapters/08_private_learning.ipynb
+    Defined in: chapters/11_private_learning.ipynb
 
     Examples
     --------
@@ -288,7 +288,7 @@ def dp_sgd_sigma(epsilon: float, delta: float, q: float, steps: int, *, orders: 
 
     Privacy: calibration only; DP-SGD run with this σ is (ε, δ)-DP for add/remove-one neighbours.
 
-    Defined in: chapters/08_private_learning.ipynb
+    Defined in: chapters/11_private_learning.ipynb
 
     Examples
     --------

@@ -152,7 +152,7 @@ def exponential_mech(candidates: Sequence[Any], scores: ArrayLike, sensitivity: 
     -------
     One candidate, or a numpy array of ``size`` candidates.
 
-    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb; here a far-behind candidate's
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb; here a far-behind candidate's
     probability can underflow to exactly 0 on one data set and not on its neighbour, Ilvento 2020)
     for add/remove-one neighbours when ``sensitivity`` bounds
     the score sensitivity (and the scores are monotone if ``monotone=True``),
@@ -270,7 +270,7 @@ def report_noisy_max(candidates: Sequence[Any], scores: ArrayLike, sensitivity: 
     -------
     One candidate, or a numpy array of ``size`` candidates.
 
-    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb)
     for add/remove-one neighbours when ``sensitivity`` bounds the
     score sensitivity (Dwork & Roth 2014, Claim 3.9 for monotone counts;
     McKenna & Sheldon 2020 and Ding et al. 2021 for exponential noise).
@@ -317,7 +317,7 @@ def permute_and_flip(candidates: Sequence[Any], scores: ArrayLike, sensitivity: 
     -------
     One candidate, or a numpy array of ``size`` candidates.
 
-    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb; here a far-behind candidate's acceptance
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb; here a far-behind candidate's acceptance
     probability can underflow to exactly 0 on one data set and not on its neighbour, Ilvento 2020)
     for add/remove-one neighbours when ``sensitivity`` bounds the
     score sensitivity; its expected score is never below the exponential

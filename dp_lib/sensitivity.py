@@ -1,6 +1,6 @@
 """Beyond global sensitivity: local sensitivity, propose-test-release, smooth sensitivity.
 
-Sample-and-aggregate, the fourth tool of chapters/06_local_sensitivity.ipynb, lives in ``dp_lib.aggregate``.
+Sample-and-aggregate, the fourth tool of chapters/07_local_sensitivity.ipynb, lives in ``dp_lib.aggregate``.
 
 The running example is the mean of values clipped to [0, upper] (the mean Age
 of the Adult data, upper = 100) under add/remove-one neighbours. Exact
@@ -60,7 +60,7 @@ def mean_local_sensitivity(n: int, upper: float) -> float:
     Privacy: none (a formula), and NOT a noise scale by itself (n is private): valid only inside PTR or
     smooth sensitivity; add/remove-one neighbours.
 
-    Defined in: chapters/06_local_sensitivity.ipynb
+    Defined in: chapters/07_local_sensitivity.ipynb
 
     Examples
     --------
@@ -88,9 +88,9 @@ def mean_local_sensitivity_at(values: ArrayLike, upper: float) -> float:
     -------
     float, the exact LS.
 
-    Privacy: NOT a valid noise scale: LS itself depends on the data (the leak shown in chapters/06_local_sensitivity.ipynb).
+    Privacy: NOT a valid noise scale: LS itself depends on the data (the leak shown in chapters/07_local_sensitivity.ipynb).
 
-    Defined in: chapters/06_local_sensitivity.ipynb
+    Defined in: chapters/07_local_sensitivity.ipynb
 
     Examples
     --------
@@ -125,7 +125,7 @@ def distance_to_high_sensitivity(n: int, upper: float, bound: float) -> float:
 
     Privacy: none (a formula of n, which PTR then tests with noise).
 
-    Defined in: chapters/06_local_sensitivity.ipynb
+    Defined in: chapters/07_local_sensitivity.ipynb
 
     Examples
     --------
@@ -160,7 +160,7 @@ def ptr_threshold(epsilon: float, delta: float) -> float:
 
     Privacy: with it, PTR is (2ε, δ)-DP in total (test ε plus release ε).
 
-    Defined in: chapters/06_local_sensitivity.ipynb
+    Defined in: chapters/07_local_sensitivity.ipynb
 
     Examples
     --------
@@ -183,7 +183,7 @@ def ptr_bottom_probability(distance: ArrayLike, epsilon: float, delta: float, *,
 
     Privacy: none (a formula).
 
-    Defined in: chapters/06_local_sensitivity.ipynb
+    Defined in: chapters/07_local_sensitivity.ipynb
 
     Examples
     --------
@@ -226,11 +226,11 @@ def gs_mean(values: ArrayLike, upper: float, epsilon: float, *, rng: np.random.G
     -------
     float, or an array of ``size`` floats.
 
-    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb)
     for add/remove-one neighbours (sequential composition of two ε/2 releases;
     the division is post-processing).
 
-    Defined in: chapters/06_local_sensitivity.ipynb
+    Defined in: chapters/07_local_sensitivity.ipynb
 
     Examples
     --------
@@ -271,13 +271,13 @@ def ptr_mean(values: ArrayLike, upper: float, bound: float, epsilon: float, delt
     -------
     float, or None for ⊥; with ``size`` an array (NaN = ⊥).
 
-    Privacy: (2ε, δ)-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    Privacy: (2ε, δ)-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb)
     in total for add/remove-one neighbours (ε for the test,
     ε for the release; not pure, since an unsafe data set passes with
     probability δ/2). ⊥ still costs the whole (2ε, δ): the test's outcome is a
     release. For an overall (ε, δ) pass epsilon/2.
 
-    Defined in: chapters/06_local_sensitivity.ipynb
+    Defined in: chapters/07_local_sensitivity.ipynb
 
     Examples
     --------
@@ -311,7 +311,7 @@ def smooth_beta(epsilon: float, delta: float, noise: str = "laplace") -> float:
     Privacy: with the matching noise (see ``smooth_mean``) the release is
     (ε, δ)-DP (Laplace) or ε-DP (Cauchy).
 
-    Used in: chapters/06_local_sensitivity.ipynb, through ``smooth_mean``
+    Used in: chapters/07_local_sensitivity.ipynb, through ``smooth_mean``
 
     Examples
     --------
@@ -336,7 +336,7 @@ def log_smooth_sensitivity_terms(n: int, upper: float, beta: float, k: ArrayLike
 
     Privacy: none (a formula).
 
-    See: chapters/06_local_sensitivity.ipynb (it checks ``smooth_sensitivity_mean`` term by term)
+    See: chapters/07_local_sensitivity.ipynb (it checks ``smooth_sensitivity_mean`` term by term)
 
     Examples
     --------
@@ -381,7 +381,7 @@ def smooth_sensitivity_mean(n: int, upper: float, epsilon: float, delta: float, 
 
     Privacy: a β-smooth upper bound on LS for add/remove-one neighbours (NRS07 Def 2.1).
 
-    Defined in: chapters/06_local_sensitivity.ipynb
+    Defined in: chapters/07_local_sensitivity.ipynb
 
     Examples
     --------
@@ -416,11 +416,11 @@ def smooth_mean(values: ArrayLike, upper: float, epsilon: float, delta: float, *
     -------
     float, or an array of ``size`` floats.
 
-    Privacy: (ε, δ)-DP (Laplace) or ε-DP (Cauchy) in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    Privacy: (ε, δ)-DP (Laplace) or ε-DP (Cauchy) in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb)
     for add/remove-one neighbours (Nissim, Raskhodnikova & Smith 2007, Lemma 2.6
     and Example 2.7).
 
-    Defined in: chapters/06_local_sensitivity.ipynb
+    Defined in: chapters/07_local_sensitivity.ipynb
 
     Examples
     --------

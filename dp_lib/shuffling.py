@@ -7,7 +7,7 @@ u = (y₁ - y₂)/√2, v = (y₁ + y₂)/√2 the privacy loss is linear in v, 
 δ(ε) = E[(1 - e^{ε - L})₊] is a Gaussian integral in v (closed form) and a one-dimensional integral in u
 (trapezoid rule on a fine grid). A Poisson accountant with q = ½ describes a different mechanism.
 
-See: chapters/12_accounting.ipynb (the chapter this module belongs to)
+See: chapters/10_accounting.ipynb (the chapter this module belongs to)
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def two_batch_shuffle_delta(epsilon: float, sigma: float) -> float:
     Privacy: none (a computation on public parameters); the value is the exact δ(ε) of the shuffled mechanism on the
     pair described in the module docstring, a lower bound on its δ(ε), never a guarantee.
 
-    Defined in: chapters/12_accounting.ipynb
+    Defined in: chapters/10_accounting.ipynb
 
     Examples
     --------

@@ -65,7 +65,7 @@ def snapping_mech(value: float | np.ndarray, sensitivity: float, epsilon: float,
     value/Δ can stretch the scaled sensitivity by about B·2⁻⁵³. diffprivlib's ``Snapping``
     charges ε differently, λ = (1 + 12Bη)/(ε − 2η) with η = 2⁻⁵³.
 
-    Defined in: chapters/09_exact_noise.ipynb
+    Defined in: chapters/14_exact_noise.ipynb
 
     Examples
     --------

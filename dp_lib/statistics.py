@@ -41,7 +41,7 @@ class MeanRelease:
 
     Privacy: a record of ``private_mean``; releasing it costs nothing more.
 
-    Used in: chapters/11_private_statistics.ipynb, through ``private_mean``
+    Used in: chapters/08_private_statistics.ipynb, through ``private_mean``
 
     Examples
     --------
@@ -118,7 +118,7 @@ def private_mean(values: ArrayLike, lower: float, upper: float, epsilon: float, 
     sensitivity 1; sum of x - m with m the midpoint: (upper - lower)/2; sum of (x - m)²: ((upper - lower)/2)²),
     composed sequentially; mean and variance are post-processing.
 
-    Defined in: chapters/11_private_statistics.ipynb
+    Defined in: chapters/08_private_statistics.ipynb
 
     Examples
     --------
@@ -153,7 +153,7 @@ def mean_from_sums(count: ArrayLike, centred_sum: ArrayLike, centred_squares: Ar
     Privacy: as ``private_mean`` (each entry ε-DP for add/remove-one neighbours, in exact arithmetic) when the
     statistics come from data clipped to [lower, upper].
 
-    Used in: chapters/11_private_statistics.ipynb, through ``simulate_coverage``
+    Used in: chapters/08_private_statistics.ipynb, through ``simulate_coverage``
 
     Examples
     --------
@@ -196,7 +196,7 @@ def mean_noise_sd(n: ArrayLike, lower: float, upper: float, epsilon: float,
 
     Privacy: public arithmetic on public parameters (and on a released mean and count, if given).
 
-    Defined in: chapters/11_private_statistics.ipynb
+    Defined in: chapters/08_private_statistics.ipynb
 
     Examples
     --------
@@ -228,7 +228,7 @@ class ProportionRelease:
 
     Privacy: a record of ``private_proportion``; releasing it costs nothing more.
 
-    Defined in: chapters/11_private_statistics.ipynb
+    Defined in: chapters/08_private_statistics.ipynb
 
     Examples
     --------
@@ -262,7 +262,7 @@ def private_proportion(flags: ArrayLike, epsilon: float, *, rng: np.random.Gener
     Privacy: ε-DP in exact arithmetic for add/remove-one neighbours: each record is in one bin, so the histogram
     has L1 sensitivity 1 (parallel composition); the proportion is post-processing.
 
-    Defined in: chapters/11_private_statistics.ipynb
+    Defined in: chapters/08_private_statistics.ipynb
 
     Examples
     --------
@@ -292,7 +292,7 @@ def proportion_from_counts(ones: ArrayLike, zeros: ArrayLike, epsilon: float, *,
 
     Privacy: as ``private_proportion``: each entry ε-DP for add/remove-one neighbours, in exact arithmetic.
 
-    Used in: chapters/11_private_statistics.ipynb, through ``private_proportion``
+    Used in: chapters/08_private_statistics.ipynb, through ``private_proportion``
 
     Examples
     --------
@@ -333,7 +333,7 @@ def private_range(values: ArrayLike, epsilon: float, lower: float, upper: float,
     Privacy: ε-DP in exact arithmetic for add/remove-one neighbours: two private_quantile calls at ε/2 each
     (exponential mechanism, Smith 2011), composed sequentially.
 
-    Defined in: chapters/11_private_statistics.ipynb
+    Defined in: chapters/08_private_statistics.ipynb
 
     Examples
     --------

@@ -120,7 +120,7 @@ def svt_budget_split(epsilon: float, c: int = 1, monotone: bool = False,
 
     Privacy: none: a helper that touches no private data.
 
-    Defined in: chapters/05_sparse_vector.ipynb
+    Defined in: chapters/06_sparse_vector.ipynb
 
     Examples
     --------
@@ -148,7 +148,7 @@ def svt_noise_scales(epsilon: float, c: int = 1, *, sensitivity: float = 1.0, mo
 
     Privacy: none: a helper that touches no private data.
 
-    Defined in: chapters/05_sparse_vector.ipynb
+    Defined in: chapters/06_sparse_vector.ipynb
 
     Examples
     --------
@@ -189,10 +189,10 @@ def svt_transcript(values: ArrayLike, threshold: float, threshold_scale: float, 
     shape (len(values),), or (size, len(values)) with ``size``.
 
     Privacy: depends on the scales; with those of ``svt_noise_scales`` the ⊤ marks are
-    ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb) (Lyu, Su & Li 2017, Algorithm 1). The noisy answers are NOT private: releasing
+    ε-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb) (Lyu, Su & Li 2017, Algorithm 1). The noisy answers are NOT private: releasing
     them is the classic bug (see ``dp_lib.svt_broken``).
 
-    Used in: chapters/05_sparse_vector.ipynb, through ``above_threshold`` and ``sparse_vector``
+    Used in: chapters/06_sparse_vector.ipynb, through ``above_threshold`` and ``sparse_vector``
 
     Examples
     --------
@@ -245,12 +245,12 @@ def above_threshold(values: ArrayLike, threshold: float, epsilon: float, *, rng:
     with ``size``, an int64 array of such indices, one per run. (Always -1 for "none", never None,
     so one run and many runs are read the same way; ``idx >= 0`` marks the runs that found one.)
 
-    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb)
     for neighbours under which every query changes by at most Δ, however many
     queries there are (Dwork & Roth 2014, Algorithm 1 and Theorem 3.23; monotone case:
     Lyu, Su & Li 2017, §4).
 
-    Defined in: chapters/05_sparse_vector.ipynb
+    Defined in: chapters/06_sparse_vector.ipynb
 
     Examples
     --------
@@ -288,11 +288,11 @@ def sparse_vector(values: ArrayLike, threshold: float, epsilon: float, c: int, *
     at the c-th), or (size, len(values)) with ``size``, one row per run. ``np.flatnonzero`` gives
     the indices of one run.
 
-    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb)
     for neighbours under which every query changes by at most Δ
     (Lyu, Su & Li 2017, Algorithm 1 and its privacy theorem in §3).
 
-    Defined in: chapters/05_sparse_vector.ipynb
+    Defined in: chapters/06_sparse_vector.ipynb
 
     Examples
     --------
@@ -329,11 +329,11 @@ def numeric_sparse_vector(values: ArrayLike, threshold: float, epsilon: float, e
     increasing i); with ``size``, a list of ``size`` such dicts, one per run. Nothing else is
     released, so no placeholder (NaN) ever appears in the output.
 
-    Privacy: (ε + ε₃)-DP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb)
+    Privacy: (ε + ε₃)-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb)
     by sequential composition (Lyu, Su & Li 2017, Algorithm 7 with
     ε₃ > 0; Dwork & Roth 2014, NumericSparse, Theorem 3.27).
 
-    Defined in: chapters/05_sparse_vector.ipynb
+    Defined in: chapters/06_sparse_vector.ipynb
 
     Examples
     --------
@@ -378,7 +378,7 @@ def svt_pattern_probability(values: ArrayLike, threshold: float, positives: Arra
 
     Privacy: none (exact arithmetic on a hypothetical input, for tests and figures).
 
-    Defined in: chapters/05_sparse_vector.ipynb
+    Defined in: chapters/06_sparse_vector.ipynb
 
     Examples
     --------
@@ -442,7 +442,7 @@ def above_threshold_probabilities(values: ArrayLike, threshold: float, epsilon: 
 
     Privacy: none (exact arithmetic, for tests and figures).
 
-    Defined in: chapters/05_sparse_vector.ipynb
+    Defined in: chapters/06_sparse_vector.ipynb
 
     Examples
     --------

@@ -57,7 +57,7 @@ def roth2011_noisy_values(values: ArrayLike, threshold: float, epsilon: float, c
 
     Privacy: NOT private: claimed ε-DP, but not ε'-DP for any finite ε' (Lyu, Su & Li 2017, Table 1).
 
-    Used in: chapters/05_sparse_vector.ipynb, through ``audit_svt_variants`` and ``broken_variants_table``
+    Used in: chapters/06_sparse_vector.ipynb, through ``audit_svt_variants`` and ``broken_variants_table``
 
     Examples
     --------
@@ -83,7 +83,7 @@ def lee_clifton2014(values: ArrayLike, threshold: float, epsilon: float, c: int,
 
     Privacy: NOT ε-DP as claimed: only ((1 + 6c)/4)·ε-DP (Lyu, Su & Li 2017, Table 1).
 
-    Defined in: chapters/05_sparse_vector.ipynb
+    Defined in: chapters/06_sparse_vector.ipynb
 
     Examples
     --------
@@ -108,7 +108,7 @@ def stoddard2014_no_query_noise(values: ArrayLike, threshold: float, epsilon: fl
 
     Privacy: NOT private: claimed ε-DP, but not ε'-DP for any finite ε' (Lyu, Su & Li 2017, Table 1).
 
-    Used in: chapters/05_sparse_vector.ipynb, through ``audit_svt_variants`` and ``broken_variants_table``
+    Used in: chapters/06_sparse_vector.ipynb, through ``audit_svt_variants`` and ``broken_variants_table``
 
     Examples
     --------
@@ -133,7 +133,7 @@ def chen2015_no_cutoff(values: ArrayLike, threshold: float, epsilon: float, *, r
 
     Privacy: NOT private: claimed ε-DP, but not ε'-DP for any finite ε' (Lyu, Su & Li 2017, Table 1).
 
-    Used in: chapters/05_sparse_vector.ipynb, through ``audit_svt_variants`` and ``broken_variants_table``
+    Used in: chapters/06_sparse_vector.ipynb, through ``audit_svt_variants`` and ``broken_variants_table``
 
     Examples
     --------
@@ -154,7 +154,7 @@ def broken_variants_table() -> pd.DataFrame:
 
     Privacy: none (a table of facts from the paper).
 
-    Defined in: chapters/05_sparse_vector.ipynb
+    Defined in: chapters/06_sparse_vector.ipynb
 
     Examples
     --------
@@ -186,7 +186,7 @@ def svt_counterexamples(epsilon: float = 1.0) -> dict:
 
     Privacy: none (hypothetical inputs for the auditor).
 
-    Used in: chapters/05_sparse_vector.ipynb, through ``audit_svt_variants`` and ``broken_variants_table``
+    Used in: chapters/06_sparse_vector.ipynb, through ``audit_svt_variants`` and ``broken_variants_table``
 
     Examples
     --------
@@ -253,7 +253,7 @@ def audit_svt_variants(trials: int = 200_000, confidence: float = 0.95, *, rng: 
 
     Privacy: none; a statistical test of privacy claims.
 
-    Defined in: chapters/05_sparse_vector.ipynb
+    Defined in: chapters/06_sparse_vector.ipynb
 
     Examples
     --------

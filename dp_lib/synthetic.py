@@ -64,7 +64,7 @@ def measure_marginals(counts: np.ndarray, marginals: list, rho: float, *, rng: n
     -------
     dict: attribute tuple -> noisy marginal (float array, may be negative); key ``"sigma"`` -> the noise sd.
 
-    Privacy: ρ-zCDP in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb) for
+    Privacy: ρ-zCDP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb) for
     add/remove-one neighbours (Bun & Steinke 2016: Gaussian ρ = 1/(2σ²) per histogram, composition adds ρ).
 
     Defined in: chapters/13_query_release.ipynb

@@ -50,7 +50,7 @@ def unary_encode(values: ArrayLike, domain: Sequence) -> np.ndarray:
 
     Values outside the domain raise ValueError (drop missing values first).
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
 
     Privacy: none; the encoding is deterministic, the privacy comes from ``unary_perturb``.
 
@@ -87,7 +87,7 @@ def unary_perturb(bits: ArrayLike, p: float, q: float, *, rng: np.random.Generat
     Privacy: ε-LDP with ε = ``unary_epsilon(p, q)`` for one-hot inputs (two
     inputs differ in two bits); the reports are ε-DP for replace-one neighbours.
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
 
     Examples
     --------
@@ -127,7 +127,7 @@ def unary_reported_counts(values: ArrayLike, domain: Sequence, p: float, q: floa
 
     Privacy: ε-LDP per respondent with ε = ``unary_epsilon(p, q)``, as ``unary_perturb``.
 
-    See: chapters/07_local_dp.ipynb (the streamed form of ``unary_perturb`` for millions of respondents)
+    See: chapters/09_local_dp.ipynb (the streamed form of ``unary_perturb`` for millions of respondents)
 
     Examples
     --------
@@ -169,7 +169,7 @@ def unary_perturb_counts(counts: ArrayLike | pd.Series, p: float, q: float, *, r
 
     Privacy: simulates ``unary_perturb``; the same ε-LDP.
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
 
     Examples
     --------
@@ -198,7 +198,7 @@ def unary_epsilon(p: float, q: float) -> float:
 
     Privacy: the LDP level of ``unary_perturb(bits, p, q)`` for one-hot inputs.
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
     """
     p, q = check_pq(p, q, finite_epsilon=True)
     return math.log(p * (1 - q) / ((1 - p) * q))
@@ -213,7 +213,7 @@ def unary_aggregate(reports: ArrayLike, p: float, q: float, domain: Sequence | N
 
     Privacy: post-processing of ε-LDP reports.
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
 
     Examples
     --------
@@ -240,7 +240,7 @@ def sue_params(epsilon: float) -> tuple[float, float]:
 
     Privacy: ``unary_perturb`` with these (p, q) is ε-LDP.
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
     """
     eps = check_epsilon(epsilon)
     p = 1 / (1 + math.exp(-eps / 2))
@@ -257,7 +257,7 @@ def oue_params(epsilon: float) -> tuple[float, float]:
 
     Privacy: ``unary_perturb`` with these (p, q) is ε-LDP.
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
     """
     eps = check_epsilon(epsilon)
     return 0.5, math.exp(-eps) / (1 + math.exp(-eps))
@@ -279,7 +279,7 @@ def unary_variance(n: int, p: float, q: float, count: ArrayLike | None = None) -
 
     Privacy: none (a formula); the accuracy of the ε-LDP estimate.
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
     """
     return _variance(n, *check_pq(p, q), count)
 
@@ -304,7 +304,7 @@ def debias_counts(reported_counts: ArrayLike | pd.Series | pd.DataFrame, n: int,
     >>> debias_counts([30, 70], 100, 0.5, 0.1).tolist()
     [50.0, 150.0]
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
     """
     n = check_int(n, "n", minimum=0)
     p, q = check_pq(p, q)

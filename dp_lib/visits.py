@@ -48,7 +48,7 @@ def simulate_visits(user_ids: ArrayLike, *, rng: np.random.Generator) -> pd.Data
 
     Privacy: none; it makes synthetic data (data/make_visits.py builds data/visits.csv with it).
 
-    Used in: chapters/10_user_level.ipynb, through data/visits.csv (written by data/make_visits.py)
+    Used in: chapters/15_user_level.ipynb, through data/visits.csv (written by data/make_visits.py)
 
     Examples
     --------
@@ -91,7 +91,7 @@ def load_visits(path: str | os.PathLike | None = None) -> pd.DataFrame:
 
     Privacy: none; this is the sensitive log that the user-level chapter protects.
 
-    Defined in: chapters/10_user_level.ipynb
+    Defined in: chapters/15_user_level.ipynb
 
     Examples
     --------

@@ -5,7 +5,7 @@ a truly (ε, δ)-DP mechanism is flagged with probability at most 0.001, so a
 correct mechanism passing here is not luck, and a broken one failing is
 certain beyond that error rate. The audits of the correct mechanisms use the
 neighbouring inputs and events that come closest to their claimed ε (see
-chapters/A1_auditing.ipynb). The broken mechanisms live in this file only.
+chapters/05_auditing.ipynb). The broken mechanisms live in this file only.
 """
 
 import math

@@ -348,7 +348,7 @@ EDGE_CALLS = {
     "slider_figure": None,  # takes a plotting function and its keyword arguments
     "setup_figures": None,  # no arguments
     "interact_figure": None,  # takes a plotting function and ipywidgets controls
-    # chapters/12_accounting.ipynb (privacy loss distributions, f-DP, shuffling)
+    # chapters/10_accounting.ipynb (privacy loss distributions, f-DP, shuffling)
     "PldAccountant": (dp.PldAccountant, dict(step=0.01)),
     "Pld": None,  # a frozen value type, built and validated by the pld functions below
     "pld_from_loss_cdf": None,  # takes two callables (the loss's CDF and survival function)
@@ -380,7 +380,7 @@ EDGE_CALLS = {
     "split_residual": (dp.split_residual, dict(parent=10.0, children=[3.0, 4.0])),
     "least_squares_consistent": (dp.least_squares_consistent, dict(hierarchy=np.eye(2), noisy=[1.0, 2.0])),
     "nonnegative_consistent": (dp.nonnegative_consistent, dict(hierarchy=np.eye(2), noisy=[1.0, -2.0])),
-    # chapters/11_private_statistics.ipynb (private mean/proportion/range, intervals and coverage, a private test)
+    # chapters/08_private_statistics.ipynb (private mean/proportion/range, intervals and coverage, a private test)
     "MeanRelease": None,  # a frozen record built by private_mean / mean_from_sums (their sweeps cover its values)
     "ProportionRelease": None,  # a frozen record built by private_proportion / proportion_from_counts
     "TableRelease": None,  # a frozen record built by private_table / table_from_counts

@@ -4,7 +4,7 @@
   exponential) or samples from float weights exp(...) (the exponential mechanism, permute-and-flip,
   private quantiles), directly or through another function, and claims a guarantee in its ``Privacy:``
   paragraph says that the guarantee holds in exact arithmetic only (the floating-point attack of
-  chapters/09_exact_noise.ipynb).
+  chapters/14_exact_noise.ipynb).
 - Every "Defined in: <path>" names an existing notebook whose code uses the function.
 - No file of the library refers to a chapter by its number ("Chapter 4"): the chapters get renumbered.
 """
@@ -32,7 +32,7 @@ NOISE_CALL = re.compile(r"\b(sample_laplace|laplace_mech|gaussian_mech|open_unif
 # draw compared with float weights exp(...), whose underflow to 0 breaks pure DP as float Laplace noise does.
 UNIFORM_DRAW = re.compile(r"\.(random|uniform|choice)\(")
 FLOAT_WEIGHTS = re.compile(r"\b(np\.exp|exponential_probabilities|quantile_intervals)\(")
-QUALIFIER = "in exact arithmetic (the float implementation is not: see chapters/09_exact_noise.ipynb"
+QUALIFIER = "in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb"
 
 # Public functions that draw float noise but need no qualifier, with the reason.
 NO_QUALIFIER = {

@@ -37,13 +37,13 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("01_why_privacy", "19"): "part of a name, 'COVID-19' (the Google data sets in the deployed-ε table), not a number",
     ("03_composition", "29"): "the core reading time, measured by tools/reading_time.py (not by the notebook); "
                               "it matches an output by chance",
-    ("08_private_learning", "16"): "the Adult codebook's public bounds (education levels 1 to 16; the extract keeps people "
+    ("11_private_learning", "16"): "the Adult codebook's public bounds (education levels 1 to 16; the extract keeps people "
                                    "older than 16), not computed; it matches a noise-multiplier ratio (16.07) by chance",
-    ("06_local_sensitivity", "19"): "k = n − 1 = 19 for the exercise's n = 20, derived in the sentence itself",
-    ("07_local_dp", "1.10"): "ln 3 ≈ 1.10, a constant typed beside its formula in the exercise's solution",
-    ("08_private_learning", "41"): "derived in the sentence itself (one count + 40 steps); the solution cell prints "
+    ("07_local_sensitivity", "19"): "k = n − 1 = 19 for the exercise's n = 20, derived in the sentence itself",
+    ("09_local_dp", "1.10"): "ln 3 ≈ 1.10, a constant typed beside its formula in the exercise's solution",
+    ("11_private_learning", "41"): "derived in the sentence itself (one count + 40 steps); the solution cell prints "
                                    "the accountant's count right below it",
-    ("10_user_level", "22"): "a benchmark result quoted from benchmarks/results/spark_scaling.json (21.6 CPU s for 10^6 "
+    ("15_user_level", "22"): "a benchmark result quoted from benchmarks/results/spark_scaling.json (21.6 CPU s for 10^6 "
                              "visits: about 22 µs a visit), not computed by the notebook; it matches an RMS error by chance",
 }
 

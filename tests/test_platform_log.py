@@ -30,7 +30,7 @@ import simulated_log
 from dp_lib import distinguishing_share, laplace_mech, laplace_output_at, laplace_reachable, make_rng
 
 ROOT = Path(__file__).resolve().parents[1]
-BIT_SENSITIVE = ["chapters/09_exact_noise.ipynb", "dp_lib", "tests/test_exact.py"]
+BIT_SENSITIVE = ["chapters/14_exact_noise.ipynb", "dp_lib", "tests/test_exact.py"]
 
 
 @pytest.fixture

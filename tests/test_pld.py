@@ -2,7 +2,7 @@
 
 Cross-checks against Google's dp-accounting 0.6.0 (PLD within the discretisation bound, RDP to 1e-9), exact
 values where they are known (randomized response, single and composed Gaussians, Laplace), the pessimism of
-both discretisations, the event interface, and the numbers chapters/12_accounting.ipynb prints.
+both discretisations, the event interface, and the numbers chapters/10_accounting.ipynb prints.
 """
 
 import math

@@ -41,7 +41,7 @@ def adult():
 @pytest.mark.parametrize("module, name", PUBLIC, ids=[n for _, n in PUBLIC])
 def test_docstrings_have_privacy_backlink_and_example(module, name):
     doc = inspect.getdoc(getattr(module, name))
-    assert doc and "Privacy:" in doc and "chapters/11_private_statistics.ipynb" in doc and ">>>" in doc, name
+    assert doc and "Privacy:" in doc and "chapters/08_private_statistics.ipynb" in doc and ">>>" in doc, name
     assert "Parameters\n---" in doc and "Returns\n---" in doc, f"{name}: numpydoc Parameters and Returns"
 
 

@@ -133,3 +133,30 @@ def test_checks_fail_on_empty_answers(edition, path):
     assert errors, f"{path.name}: no check cells ran"
     assert all(e in ("AssertionError", "TypeError") for e in errors), \
         f"{path.name}: every check must fail on the empty answers with an assertion; got {errors}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_the_students_cell_comes_before_each_solution(path):
+    """Exercise, then the student's cell (tag ``answer``), then the {solution} text and code, then the check:
+    a reader working in the full notebook writes an answer before any solution, and the student edition is the
+    same notebook with the solutions cut out."""
+    cells = nbformat.read(path, as_version=4).cells
+    for i, cell in enumerate(cells):
+        if not (cell.cell_type == "code" and "solution" in _tags(cell)) or "solution" in _tags(cells[i - 1]):
+            continue
+        j = i - 1  # back over the {solution} markdown to the student's cell
+        while j >= 0 and cells[j].cell_type == "markdown" and "{solution" in cells[j].source \
+                and "{exercise" not in cells[j].source:
+            j -= 1
+        assert j < i - 1, f"{path.name}: solution cell {i} has no {{solution}} text right before it"
+        answer = cells[j]
+        assert answer.cell_type == "code" and "answer" in _tags(answer), \
+            f"{path.name}: no student's cell (tag 'answer') before the solution at cell {i}"
+        run = [c for c in cells[i:] if "solution" in _tags(c)][:1] + \
+            [c for k, c in enumerate(cells[i + 1:], i + 1) if "solution" in _tags(c) and
+             all("solution" in _tags(x) for x in cells[i:k + 1])]
+        names = list(dict.fromkeys(n for c in run for n in student.answer_names(c.source)))
+        expected = "\n".join(f"{n} = None  # your answer here" for n in names) or "# your answer here"
+        assert answer.source == expected, f"{path.name}: the student's cell before cell {i} should read {expected!r}"
+        assert "{exercise" in cells[j - 1].source or cells[j - 1].cell_type == "code", \
+            f"{path.name}: the student's cell at {j} does not follow its exercise"

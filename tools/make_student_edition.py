@@ -7,10 +7,10 @@ Usage (from the repository root):
 
 For each chapter notebook it writes a copy in which
 
-* every code cell tagged ``solution`` is replaced by a "your answer here" cell: if the solution
-  assigns ``answer_xxx = ...`` the new cell is ``answer_xxx = None  # your answer here`` (one line per
-  answer name), otherwise it is the comment ``# your answer here``; consecutive solution cells
-  become one such cell;
+* every code cell tagged ``solution`` is removed. In the chapters the student's cell (tag ``answer``:
+  ``answer_xxx = None  # your answer here``, one line per answer name, or the comment
+  ``# your answer here``) comes right after the exercise and before its solution, so it stays; a run of
+  solution cells without such a cell before it is replaced by one;
 * the ``{solution}`` directives (and ``{solution-start}`` ... ``{solution-end}`` blocks) are removed
   from the markdown, and markdown cells tagged ``solution`` are dropped;
 * the self-check cells (tag ``check``) and everything else are kept, with all outputs cleared,
@@ -129,6 +129,13 @@ def _placeholder(solutions) -> nbformat.NotebookNode:
     return cell
 
 
+def _flush(cells: list, solutions: list) -> None:
+    """After a run of solution cells: nothing if the student's ``answer`` cell precedes them (the
+    chapters' layout), otherwise a placeholder cell in their place."""
+    if not (cells and "answer" in _tags(cells[-1])):
+        cells.append(_placeholder(solutions))
+
+
 def _clean(cell) -> nbformat.NotebookNode:
     cell.metadata.pop("execution", None)
     if cell.cell_type == "code":
@@ -146,7 +153,7 @@ def student_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
             pending.append(cell)
             continue
         if pending:
-            cells.append(_placeholder(pending))
+            _flush(cells, pending)
             pending = []
         if cell.cell_type == "markdown":
             if "solution" in _tags(cell):
@@ -156,7 +163,7 @@ def student_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
                 continue
         cells.append(_clean(cell))
     if pending:
-        cells.append(_placeholder(pending))
+        _flush(cells, pending)
     note = nbformat.v4.new_markdown_cell(NOTE)
     note["id"] = "student-edition-note"
     out.cells = cells[:1] + [note] + cells[1:]

@@ -1,6 +1,6 @@
-"""Figures of the tighter accounting: composition bounds for Gaussian releases (taught in chapters/12_accounting.ipynb).
+"""Figures of the tighter accounting: composition bounds for Gaussian releases (taught in chapters/10_accounting.ipynb).
 
-The DP-SGD figure of chapters/08_private_learning.ipynb is in ``dp_lib.plotting.dp_sgd`` (imported here, so both
+The DP-SGD figure of chapters/11_private_learning.ipynb is in ``dp_lib.plotting.dp_sgd`` (imported here, so both
 stay listed in this module's ``__all__``).
 """
 
@@ -53,7 +53,7 @@ def gaussian_composition_bounds(sigma: float, ks: ArrayLike = K_GRID, delta: flo
     dict of name -> array of ε (one per k).
 
     Privacy: none: arithmetic on public parameters.
-    See: chapters/12_accounting.ipynb (zCDP and RDP; since they moved there from chapters/03_composition.ipynb no
+    See: chapters/10_accounting.ipynb (zCDP and RDP; since they moved there from chapters/03_composition.ipynb no
     chapter draws ``plot_tighter_composition``)
     """
     ks = np.asarray(ks)
@@ -82,7 +82,7 @@ class TighterCompositionPlot(LivePlot):
     1, 2 or 5 × 10^k, at least 50 (one range for every σ ≥ 5). The old figure
     autoscaled the left axis to the data, e.g. 0.24–710 at σ = 10.
 
-    See: chapters/12_accounting.ipynb (the accounting it plots; no chapter draws this figure since the move)
+    See: chapters/10_accounting.ipynb (the accounting it plots; no chapter draws this figure since the move)
     """
 
     def build(self) -> None:
@@ -143,7 +143,7 @@ def plot_tighter_composition(sigma: float = 10.0) -> Figure:
     zCDP and RDP grow like √k while kρ ≪ ln(1/δ), then linearly, and stay close to each other.
     Built by ``TighterCompositionPlot``.
 
-    See: chapters/12_accounting.ipynb (the zCDP and RDP accounting it plots; no chapter draws this figure since
+    See: chapters/10_accounting.ipynb (the zCDP and RDP accounting it plots; no chapter draws this figure since
     that material moved there from chapters/03_composition.ipynb)
     """
     return TighterCompositionPlot().figure(sigma=sigma)

@@ -51,7 +51,7 @@ def laplace_audit_bounds(epsilons, *, seed=2024, scale_factor=1.0, trials=_TRIAL
 
     Privacy: none (an audit).
 
-    Used in: chapters/A1_auditing.ipynb, through ``plot_audit_laplace``
+    Used in: chapters/05_auditing.ipynb, through ``plot_audit_laplace``
 
     Examples
     --------
@@ -84,7 +84,7 @@ class AuditLaplacePlot(LivePlot):
     grid : array of ε, the x-values of the right panel (default ``AUDIT_EPSILONS``).
     trials : int, runs of the mechanism per certified bound.
 
-    Used in: chapters/A1_auditing.ipynb, through ``plot_audit_laplace``
+    Used in: chapters/05_auditing.ipynb, through ``plot_audit_laplace``
     """
 
     def __init__(self, grid=AUDIT_EPSILONS, trials=_TRIALS):
@@ -175,7 +175,7 @@ def plot_audit_laplace(epsilon=1.0, seed=2024):
     the current ε marked. The grid is computed once (cached), so a redraw only
     draws the figure. Only slider parameters are arguments. Drawn by ``AuditLaplacePlot``.
 
-    Defined in: chapters/A1_auditing.ipynb
+    Defined in: chapters/05_auditing.ipynb
     """
     return AuditLaplacePlot().figure(epsilon=epsilon, seed=seed)
 
@@ -188,6 +188,6 @@ def audit_laplace_figure(epsilon, *, seed=2024, grid=AUDIT_EPSILONS, trials=_TRI
 
     ``plot_audit_laplace`` with another grid or number of runs (``AuditLaplacePlot``).
 
-    Used in: chapters/A1_auditing.ipynb, through ``plot_audit_laplace``
+    Used in: chapters/05_auditing.ipynb, through ``plot_audit_laplace``
     """
     return AuditLaplacePlot(grid=grid, trials=trials).figure(epsilon=epsilon, seed=seed)

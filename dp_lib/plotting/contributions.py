@@ -36,7 +36,7 @@ def visit_cells():
     -------
     numpy array of shape (cells, 3): n (rows), m (the user's categories), k (index in CATEGORIES).
 
-    Privacy: none (raw data, for figures). See: chapters/10_user_level.ipynb (the chapter's figures count the same cells)
+    Privacy: none (raw data, for figures). See: chapters/15_user_level.ipynb (the chapter's figures count the same cells)
     """
     return _cells().copy()
 
@@ -48,7 +48,7 @@ def expected_bounded_counts(max_partitions, max_per_partition):
     -------
     numpy array, one value per entry of ``CATEGORIES``.
 
-    Privacy: none (raw data, for figures). Defined in: chapters/10_user_level.ipynb
+    Privacy: none (raw data, for figures). Defined in: chapters/15_user_level.ipynb
 
     Examples
     --------
@@ -71,7 +71,7 @@ def plot_heavy_user(epsilon=1.0, *, heavy_rows=631, max_per_partition=10, base=9
     without the user: bounding trims the other heavy users' rows too) and ``bounded_base + L∞``
     (the user has at least L∞ rows): the curves overlap and the user is hidden.
 
-    Privacy: none (exact densities, no data). Defined in: chapters/10_user_level.ipynb
+    Privacy: none (exact densities, no data). Defined in: chapters/15_user_level.ipynb
     """
     fig, axes = new_figure(1, 2, width=8.0, height=2.8)
     panels = ((axes[0], base, heavy_rows, 1 / epsilon, f"event level: Lap(1/ε), ε = {epsilon:g}"),
@@ -132,7 +132,7 @@ class BoundingTradeoffPlot(LivePlot):
     figure has one view. The curves' bias part does not depend on ε and is
     computed once (``_bias_table``).
 
-    Used in: chapters/10_user_level.ipynb, through ``plot_bounding_tradeoff``
+    Used in: chapters/15_user_level.ipynb, through ``plot_bounding_tradeoff``
     """
 
     def build(self):
@@ -197,7 +197,7 @@ def plot_bounding_tradeoff(max_partitions=3, max_per_partition=10, epsilon=1.0):
     scale) for several L0, with the chosen setting marked. Small bounds drop rows (bias), large
     bounds need more noise: the error is smallest in between. Drawn by ``BoundingTradeoffPlot``.
 
-    Privacy: none (expected values from the raw data, for teaching). Defined in: chapters/10_user_level.ipynb
+    Privacy: none (expected values from the raw data, for teaching). Defined in: chapters/15_user_level.ipynb
     """
     return BoundingTradeoffPlot().figure(max_partitions=max_partitions, max_per_partition=max_per_partition,
                                          epsilon=epsilon)
@@ -213,7 +213,7 @@ def plot_partition_selection(epsilon=1.0, delta=1e-6, max_partitions=1, user_cou
     The curve is 1 - P(Lap(b) <= τ - users) with (b, τ) from ``partition_selection_threshold``; the dashed
     line is τ, and the marks show the niche categories of the shop log at their user counts.
 
-    Privacy: none (exact probabilities). Defined in: chapters/10_user_level.ipynb
+    Privacy: none (exact probabilities). Defined in: chapters/15_user_level.ipynb
     """
     b, tau = partition_selection_threshold(epsilon, delta, max_partitions)
     users = np.linspace(0, tau + 8 * b, 600)

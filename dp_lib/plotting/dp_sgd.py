@@ -1,4 +1,4 @@
-"""The DP-SGD figure of chapters/08_private_learning.ipynb: DP-SGD against full-batch noisy GD, and ε per step."""
+"""The DP-SGD figure of chapters/11_private_learning.ipynb: DP-SGD against full-batch noisy GD, and ε per step."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def _full_batch(epsilon: float) -> tuple[np.ndarray, float]:
 
 @lru_cache(maxsize=64)
 def _dp_sgd_run(epsilon: float, q: float, seed: int) -> tuple[int, np.ndarray, np.ndarray, float]:
-    """DP-SGD of the figure of chapters/08_private_learning.ipynb at one setting: (steps, test accuracy per step, ε spent per step, z).
+    """DP-SGD of the figure of chapters/11_private_learning.ipynb at one setting: (steps, test accuracy per step, ε spent per step, z).
 
     Cached (a slider revisits settings, and ``DpSgdPlot`` is built at the defaults first):
     the same call of ``minibatch_dp_sgd`` with ``make_rng(seed)`` gives the same numbers.
@@ -59,14 +59,14 @@ def _dp_sgd_run(epsilon: float, q: float, seed: int) -> tuple[int, np.ndarray, n
 
 
 class DpSgdPlot(LivePlot):
-    """The DP-SGD slider figure of chapters/08_private_learning.ipynb (``plot_dp_sgd``), built once and updated per move.
+    """The DP-SGD slider figure of chapters/11_private_learning.ipynb (``plot_dp_sgd``), built once and updated per move.
 
     Left: test accuracy against epochs on fixed axes (0–2 epochs, accuracy 0.6–0.86).
     Right: ε spent after each step; its y-range is (0, 1.1 ε) as before, so each ε
     of the slider is one view. Runs are cached per (ε, q, seed) and the full-batch
     runs per ε; a first visit still trains and calibrates σ (see ``_dp_sgd_run``).
 
-    Used in: chapters/08_private_learning.ipynb, through ``plot_dp_sgd``
+    Used in: chapters/11_private_learning.ipynb, through ``plot_dp_sgd``
     """
 
     def build(self) -> None:
@@ -125,7 +125,7 @@ def plot_dp_sgd(epsilon: float = 1.0, q: float = 0.01, seed: int = 2024) -> Figu
     Right: ε spent by DP-SGD after each step, as the RDP accountant reports it.
     Built by ``DpSgdPlot``.
 
-    Defined in: chapters/08_private_learning.ipynb
+    Defined in: chapters/11_private_learning.ipynb
     """
     return DpSgdPlot().figure(epsilon=epsilon, q=q, seed=seed)
 

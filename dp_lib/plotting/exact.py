@@ -41,14 +41,14 @@ def _window_reachable_from_one(scale):
 
 
 class FloatLatticePlot(LivePlot):
-    """The float-lattice slider figure of chapters/09_exact_noise.ipynb (``plot_float_lattice``), built once and updated per move.
+    """The float-lattice slider figure of chapters/14_exact_noise.ipynb (``plot_float_lattice``), built once and updated per move.
 
     The axes are fixed (k from −1 to 48, the two rows), so there is one view.
     The x-axis label names the first double of the window, which moves with b,
     so it is a changing text placed where the axis puts its (blank) label: the
     axis and its tick labels stay in the unchanging background.
 
-    Used in: chapters/09_exact_noise.ipynb, through ``plot_float_lattice``
+    Used in: chapters/14_exact_noise.ipynb, through ``plot_float_lattice``
     """
 
     rows = [(0.0, "from f(D) = 0", OKABE_ITO["blue"], 1), (1.0, "from f(D') = 1", OKABE_ITO["orange"], 0)]
@@ -99,7 +99,7 @@ def plot_float_lattice(scale: float = 1.0, seed: int = 2024) -> Figure:
     5,000 seeded releases from f(D') = 1 that no run on f(D) = 0 can produce. Drawn by ``FloatLatticePlot``;
     a scale b outside [0.05, 1e6] raises ``ValueError`` (a slider shows the message).
 
-    Defined in: chapters/09_exact_noise.ipynb
+    Defined in: chapters/14_exact_noise.ipynb
     """
     return FloatLatticePlot().figure(scale=scale, seed=seed)
 
@@ -115,7 +115,7 @@ def plot_discrete_samples(laplace_draws: ArrayLike, laplace_scale: float, gaussi
     Bars: share of draws at each integer; dots: the exact pmf; line: the continuous density with the same
     scale, which the discrete law follows closely once the scale is a few units.
 
-    Defined in: chapters/09_exact_noise.ipynb
+    Defined in: chapters/14_exact_noise.ipynb
     """
     fig, axes = new_figure(1, 2)
     panels = [(laplace_draws, lambda k: discrete_laplace_pmf(k, laplace_scale),

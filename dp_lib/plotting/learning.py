@@ -1,4 +1,4 @@
-"""Figures of chapters/08_private_learning.ipynb: gradient norms, and iterations against noise.
+"""Figures of chapters/11_private_learning.ipynb: gradient norms, and iterations against noise.
 
 The private-against-non-private training figure and its slider live in
 ``dp_lib.plotting.private_training``; its names stay importable from here.
@@ -36,7 +36,7 @@ def _data():
 def plot_gradient_norms(clip_norm=1.5, iterations=20):
     """Histograms of per-example gradient norms at θ = 0 and after ``iterations`` steps of plain GD, with C.
 
-    Defined in: chapters/08_private_learning.ipynb
+    Defined in: chapters/11_private_learning.ipynb
     """
     c = check_positive(clip_norm, "clip_norm")
     d = _data()
@@ -56,7 +56,7 @@ def plot_gradient_norms(clip_norm=1.5, iterations=20):
     return fig
 
 
-#: The noisy-GD runs of chapters/08_private_learning.ipynb for ``plot_iterations_tradeoff`` at its defaults (105 trainings, 2-3 s): one row per
+#: The noisy-GD runs of chapters/11_private_learning.ipynb for ``plot_iterations_tradeoff`` at its defaults (105 trainings, 2-3 s): one row per
 #: run with its test accuracy; ``python data/make_iterations_tradeoff.py`` rewrites it from ``_tradeoff_rows``.
 TRADEOFF_TABLE = ADULT_PATH.with_name("iterations_tradeoff.csv")
 TRADEOFF_COLUMNS = ("epsilon", "iterations", "clip_norm", "seed", "accuracy")
@@ -116,7 +116,7 @@ def plot_iterations_tradeoff(epsilons=(0.03, 0.1, 1.0), iterations=(1, 2, 5, 10,
     The 105 trainings of the defaults are read from ``data/iterations_tradeoff.csv`` (``TRADEOFF_TABLE``;
     ``tests/test_learning.py`` retrains a sample of them); other settings train here.
 
-    Defined in: chapters/08_private_learning.ipynb
+    Defined in: chapters/11_private_learning.ipynb
     """
     ks = np.array(iterations)
     fig, (left, right) = new_figure(1, 2, width=9.0, height=3.4)

@@ -1,4 +1,4 @@
-"""Figures of chapters/07_local_dp.ipynb: randomized response, k-RR and unary encoding, local vs central.
+"""Figures of chapters/09_local_dp.ipynb: randomized response, k-RR and unary encoding, local vs central.
 
 The slider figures work from the 14 per-occupation counts of the Adult data
 (cached once) and simulate a survey with the aggregate paths of
@@ -46,7 +46,7 @@ def plot_estimates_vs_normal(estimates: ArrayLike, true_count: float, variance: 
                              xlabel: str = "estimated count") -> Figure:
     """Histogram of repeated estimates against N(true_count, variance) and the true value.
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
     """
     from scipy.stats import norm  # here, not at the top: importing scipy.stats costs every chapter about a second
 
@@ -63,7 +63,7 @@ def plot_estimates_vs_normal(estimates: ArrayLike, true_count: float, variance: 
 
 
 class UnaryHistogramPlot(LivePlot):
-    """The p/q slider figure of chapters/07_local_dp.ipynb (``plot_unary_histogram``), built once and updated per move.
+    """The p/q slider figure of chapters/09_local_dp.ipynb (``plot_unary_histogram``), built once and updated per move.
 
     Grey bars: the true occupation counts (drawn once); blue bars with ±2 std
     error bars: one survey's estimates. The x-axis follows the error bars, as
@@ -73,7 +73,7 @@ class UnaryHistogramPlot(LivePlot):
     2 % of the right end), each with 3 % of the span to spare. Across the
     whole slider range that gives under 20 views. Fixed axes position.
 
-    Used in: chapters/07_local_dp.ipynb, through ``plot_unary_histogram``
+    Used in: chapters/09_local_dp.ipynb, through ``plot_unary_histogram``
     """
 
     def build(self) -> None:
@@ -131,7 +131,7 @@ def plot_unary_histogram(p: float = 0.75, q: float = 0.25, seed: int = 2024) -> 
     unusable pair (p <= q, or p, q outside (0, 1)) raises ``ValueError`` saying
     why (the slider shows that message instead of the figure). Built by ``UnaryHistogramPlot``.
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
     """
     return UnaryHistogramPlot().figure(p=p, q=q, seed=seed)
 
@@ -140,7 +140,7 @@ plot_unary_histogram.live = UnaryHistogramPlot
 
 
 class SueVsOuePlot(LivePlot):
-    """The ε slider figure of chapters/07_local_dp.ipynb (``plot_sue_vs_oue``), built once and updated per move.
+    """The ε slider figure of chapters/09_local_dp.ipynb (``plot_sue_vs_oue``), built once and updated per move.
 
     Per occupation, the standard deviation of the estimates over ``n_surveys``
     simulated surveys (dots) and the exact one (black ticks), for SUE and OUE.
@@ -151,7 +151,7 @@ class SueVsOuePlot(LivePlot):
     y-axis (the 14 occupation names) stays in the background, and so does the
     x-axis label, which names ``n_surveys`` (the view). Fixed axes position.
 
-    Used in: chapters/07_local_dp.ipynb, through ``plot_sue_vs_oue``
+    Used in: chapters/09_local_dp.ipynb, through ``plot_sue_vs_oue``
     """
 
     def build(self) -> None:
@@ -224,7 +224,7 @@ def plot_sue_vs_oue(epsilon: float = math.log(9), seed: int = 2024, n_surveys: i
     x-axis is linear and fitted to the exact standard deviations at this ε,
     so the gap between the two protocols fills the width. Built by ``SueVsOuePlot``.
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
     """
     return SueVsOuePlot().figure(epsilon=epsilon, seed=seed, n_surveys=n_surveys)
 
@@ -238,7 +238,7 @@ def plot_protocol_choice(epsilon: float = math.log(9), k: int = 14, k_max: int =
 
     The count-free variances cross at k = 3e^ε + 2: below it k-RR is better.
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
     """
     eps = check_epsilon(epsilon)
     ks = np.arange(2, check_int(k_max, "k_max", minimum=3) + 1)
@@ -265,7 +265,7 @@ def plot_local_vs_central(epsilon: float = math.log(3), k: int = 14, seed: int =
     central Laplace mechanism Lap(1/ε). Lines: exact formulas; markers:
     ``n_surveys`` simulated surveys each (aggregate paths), from ``make_rng(seed)``.
 
-    Defined in: chapters/07_local_dp.ipynb
+    Defined in: chapters/09_local_dp.ipynb
     """
     eps = check_epsilon(epsilon)
     k = check_int(k, "k", minimum=2)

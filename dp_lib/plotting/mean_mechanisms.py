@@ -1,4 +1,4 @@
-"""Figures of chapters/06_local_sensitivity.ipynb that compare mean mechanisms on the Adult ages.
+"""Figures of chapters/07_local_sensitivity.ipynb that compare mean mechanisms on the Adult ages.
 
 Sample-and-aggregate's error against the number of chunks, and the four mean
 mechanisms (global sensitivity, PTR, smooth sensitivity, sample-and-aggregate)
@@ -68,7 +68,7 @@ def plot_saa_tradeoff(epsilon=1.0, *, ks=(10, 20, 50, 100, 200, 500, 1000, 2000,
     (mean of the chunk answers minus f of the whole data), the noise std is
     √2·(U - L)/(Kε), so the figure needs no simulation (K is the keyword ``k`` of ``chunk_answers``).
 
-    Defined in: chapters/06_local_sensitivity.ipynb
+    Defined in: chapters/07_local_sensitivity.ipynb
     """
     ages, ids = _adult_ages_and_ids()
     ks = np.asarray(ks)
@@ -94,7 +94,7 @@ COMPARISON_RUNS = 1000  # a constant, not a parameter: `interact` would make it 
 
 
 class MechanismComparisonPlot(LivePlot):
-    """The slider figure of chapters/06_local_sensitivity.ipynb (``plot_mechanism_comparison``), built once and updated per move.
+    """The slider figure of chapters/07_local_sensitivity.ipynb (``plot_mechanism_comparison``), built once and updated per move.
 
     Four step histograms of the percent error (80 log-spaced bins from 10^-5
     to 10^3 %, fixed) and one legend entry per mechanism with its median and
@@ -107,7 +107,7 @@ class MechanismComparisonPlot(LivePlot):
     follows each name (PTR's b, the k of sample-and-aggregate, the median,
     the share of ⊥) is a changing text, placed right after its name.
 
-    Used in: chapters/06_local_sensitivity.ipynb, through ``plot_mechanism_comparison``
+    Used in: chapters/07_local_sensitivity.ipynb, through ``plot_mechanism_comparison``
     """
 
     colours = ("blue", "vermillion", "green", "orange")
@@ -178,7 +178,7 @@ class MechanismComparisonPlot(LivePlot):
 
 
 def plot_mechanism_comparison(epsilon=1.0, bound=0.005, k=1000, seed=2024):
-    """The slider figure of chapters/06_local_sensitivity.ipynb: percent error of four private means of the Adult ages at the same ε.
+    """The slider figure of chapters/07_local_sensitivity.ipynb: percent error of four private means of the Adult ages at the same ε.
 
     1,000 runs each (``COMPARISON_RUNS``), from ``make_rng(seed)``: the global-sensitivity mean
     (noisy sum / noisy count, ε-DP), PTR with ε/2 for the test and ε/2 for the
@@ -189,7 +189,7 @@ def plot_mechanism_comparison(epsilon=1.0, bound=0.005, k=1000, seed=2024):
     Ages are clipped to [0, 100]. The x-axis is logarithmic and fixed.
     Built by ``MechanismComparisonPlot``.
 
-    Defined in: chapters/06_local_sensitivity.ipynb
+    Defined in: chapters/07_local_sensitivity.ipynb
     """
     return MechanismComparisonPlot().figure(epsilon=epsilon, bound=bound, k=k, seed=seed)
 

@@ -1,4 +1,4 @@
-"""Figures of chapters/12_accounting.ipynb: composition bounds against k, trade-off curves, the subsampled
+"""Figures of chapters/10_accounting.ipynb: composition bounds against k, trade-off curves, the subsampled
 Gaussian's privacy loss, and shuffled against Poisson batches."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def composition_curves(epsilon=1.0, delta=1e-5, ks=K_VALUES):
     -------
     dict of name -> list of ε' (one per k).
 
-    Privacy: none: arithmetic on public parameters. Used in: chapters/12_accounting.ipynb, through
+    Privacy: none: arithmetic on public parameters. Used in: chapters/10_accounting.ipynb, through
     ``plot_composition_vs_k``
     """
     ks = [int(k) for k in ks]
@@ -62,11 +62,11 @@ def plot_composition_vs_k(epsilon=1.0, delta=1e-5):
 
 
 class TradeoffPlot(LivePlot):
-    """The trade-off slider figure of chapters/12_accounting.ipynb (``plot_tradeoff_curves``): one μ-GDP step, its
+    """The trade-off slider figure of chapters/10_accounting.ipynb (``plot_tradeoff_curves``): one μ-GDP step, its
     k-fold composition (√k μ-GDP) and the (ε, δ(ε)) region of that composition, which touches the composed curve
     (the curve is the envelope of all such regions). Built once; a move updates the three curves and their labels.
 
-    Used in: chapters/12_accounting.ipynb, through ``plot_tradeoff_curves``
+    Used in: chapters/10_accounting.ipynb, through ``plot_tradeoff_curves``
     """
 
     fpr = np.linspace(0, 1, 401)
@@ -99,7 +99,7 @@ class TradeoffPlot(LivePlot):
 def plot_tradeoff_curves(mu: float = 1.0, k: int = 4, epsilon: float = 1.0) -> Figure:
     """Trade-off curves of one μ-GDP step and of k of them, with the (ε, δ(ε)) region of the k steps (``TradeoffPlot``).
 
-    Privacy: none: arithmetic on public parameters. Used in: chapters/12_accounting.ipynb
+    Privacy: none: arithmetic on public parameters. Used in: chapters/10_accounting.ipynb
     """
     return TradeoffPlot().figure(mu=mu, k=k, epsilon=epsilon)
 
@@ -108,13 +108,13 @@ plot_tradeoff_curves.live = TradeoffPlot
 
 
 class SubsampledLossPlot(LivePlot):
-    """The slider figure of chapters/12_accounting.ipynb (``plot_subsampled_loss``), built once, updated per move.
+    """The slider figure of chapters/10_accounting.ipynb (``plot_subsampled_loss``), built once, updated per move.
 
     The privacy loss of T Poisson-subsampled Gaussian steps (removal ordering, dp_lib's PLD), standardised by the
     CLT's μ as (L - μ²/2)/μ, so the CLT's normal is the fixed N(0, 1) curve and the axes never move; the title
     gives ε at δ by PLD, RDP (integer orders) and the CLT approximation. The y-range is the view.
 
-    Used in: chapters/12_accounting.ipynb, through ``plot_subsampled_loss``
+    Used in: chapters/10_accounting.ipynb, through ``plot_subsampled_loss``
     """
 
     edges = np.linspace(-5.0, 6.0, 111)
@@ -155,7 +155,7 @@ def plot_subsampled_loss(sigma: float = 1.1, q: float = 0.01, steps: int = 1000,
     """The privacy loss of ``steps`` Poisson-subsampled Gaussian steps against the CLT's normal, standardised, with ε
     at ``delta`` by PLD, RDP and the CLT in the title (``SubsampledLossPlot``).
 
-    Privacy: none: arithmetic on public parameters. Used in: chapters/12_accounting.ipynb
+    Privacy: none: arithmetic on public parameters. Used in: chapters/10_accounting.ipynb
     """
     return SubsampledLossPlot().figure(sigma=sigma, q=q, steps=steps, delta=delta)
 

@@ -1,4 +1,4 @@
-"""The private-training figure of chapters/08_private_learning.ipynb: private against non-private accuracy.
+"""The private-training figure of chapters/11_private_learning.ipynb: private against non-private accuracy.
 
 Split from ``dp_lib.plotting.learning`` (gradient norms, iterations against
 noise), which re-exports these names and the chapter's constants.
@@ -68,7 +68,7 @@ def _iteration_ticks(top):
 
 
 class PrivateTrainingPlot(LivePlot):
-    """The slider figure of chapters/08_private_learning.ipynb (``plot_private_training``), built once and updated per move.
+    """The slider figure of chapters/11_private_learning.ipynb (``plot_private_training``), built once and updated per move.
 
     Left: test accuracy after each iteration for plain GD, clipped GD and noisy
     GD (values below 0.6 drawn at 0.6 and marked ▼, with a legend entry then);
@@ -78,7 +78,7 @@ class PrivateTrainingPlot(LivePlot):
     spans whole decades with at least a factor 4 of room below and above the two
     curves. The accuracy axis is fixed (0.6 to 0.86).
 
-    Used in: chapters/08_private_learning.ipynb, through ``plot_private_training``
+    Used in: chapters/11_private_learning.ipynb, through ``plot_private_training``
     """
 
     low = 0.6
@@ -181,13 +181,13 @@ def _cached_private_run(epsilon, iterations, clip_norm, seed):
 
 
 def plot_private_training(epsilon=1.0, iterations=20, clip_norm=1.5, seed=2024):
-    """The slider figure of chapters/08_private_learning.ipynb: test accuracy per iteration, private and not (``PrivateTrainingPlot``).
+    """The slider figure of chapters/11_private_learning.ipynb: test accuracy per iteration, private and not (``PrivateTrainingPlot``).
 
     Trains on the Adult training split with total budget (``epsilon``, δ = 1e-5),
     k = ``iterations`` steps and clipping norm C = ``clip_norm`` (learning rate 4),
     drawing the noise from ``make_rng(seed)``. Only slider parameters are arguments.
 
-    Defined in: chapters/08_private_learning.ipynb
+    Defined in: chapters/11_private_learning.ipynb
     """
     return PrivateTrainingPlot().figure(epsilon=epsilon, iterations=iterations, clip_norm=clip_norm, seed=seed)
 
@@ -201,7 +201,7 @@ def private_training_figure(epsilon, iterations, clip_norm, *, rng, delta=DELTA)
 
     The figure of ``plot_private_training`` for any ``rng`` and ``delta``.
 
-    Used in: chapters/08_private_learning.ipynb, through ``plot_private_training``
+    Used in: chapters/11_private_learning.ipynb, through ``plot_private_training``
     """
     plot = PrivateTrainingPlot()
     run = _private_run(epsilon, iterations, clip_norm, rng=rng, delta=delta)

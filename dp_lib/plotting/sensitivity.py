@@ -1,4 +1,4 @@
-"""Figures of chapters/06_local_sensitivity.ipynb: the local-sensitivity leak, PTR, smooth sensitivity.
+"""Figures of chapters/07_local_sensitivity.ipynb: the local-sensitivity leak, PTR, smooth sensitivity.
 
 The mean-mechanism comparisons (sample-and-aggregate's trade-off, the four
 mechanisms side by side) are in ``dp_lib.plotting.mean_mechanisms``; their
@@ -44,7 +44,7 @@ def plot_ls_leak(releases_a, releases_b, *, centre, threshold, epsilon, success,
     (equal priors), against the measured ``success`` of the band test, which
     does not depend on ε because only the ratio of the two noise scales matters.
 
-    Defined in: chapters/06_local_sensitivity.ipynb
+    Defined in: chapters/07_local_sensitivity.ipynb
     """
     a = check_finite_array(releases_a, "releases_a", ndim=1, allow_empty=False)
     b = check_finite_array(releases_b, "releases_b", ndim=1, allow_empty=False)
@@ -81,7 +81,7 @@ def plot_ptr_refusal(epsilon=1.0, delta=None, *, n=32_561, upper=UPPER):
     just right of Δ̂ = U/n, where γ̂ first exceeds the threshold.
     δ defaults to 1/N² for the public size bound N = 48,842.
 
-    Defined in: chapters/06_local_sensitivity.ipynb
+    Defined in: chapters/07_local_sensitivity.ipynb
     """
     delta = 1 / ADULT_PUBLIC_SIZE_BOUND**2 if delta is None else delta
     t, t_slip = ptr_threshold(epsilon, delta), math.log(2 / delta) / (2 * epsilon)
@@ -116,7 +116,7 @@ def plot_smooth_terms(epsilon=1.0, delta=None, *, n=32_561, small_n=50, upper=UP
     size but at the far end for a small data set: truncating the max to small k
     would understate S_β there. δ defaults to 1/48842² (a public bound on n).
 
-    Defined in: chapters/06_local_sensitivity.ipynb
+    Defined in: chapters/07_local_sensitivity.ipynb
     """
     delta = 1 / ADULT_PUBLIC_SIZE_BOUND**2 if delta is None else delta
     beta = smooth_beta(epsilon, delta)

@@ -44,7 +44,7 @@ def country_counts() -> tuple[list[str], np.ndarray]:
     place with count 0; it fixes the order in which the sparse vector technique
     asks its queries. The counts are private. Cached.
 
-    Defined in: chapters/05_sparse_vector.ipynb
+    Defined in: chapters/06_sparse_vector.ipynb
     """
     names, counts = _country_counts()
     return list(names), counts.copy()
@@ -97,7 +97,7 @@ class SVTCountriesPlot(LivePlot):
     has one view. The runs' noise is drawn once per seed at scale 1 and rescaled
     per move (``_standard_draws``): the same runs as ``sparse_vector`` draws.
 
-    Used in: chapters/05_sparse_vector.ipynb, through ``plot_svt_countries``
+    Used in: chapters/06_sparse_vector.ipynb, through ``plot_svt_countries``
     """
 
     def build(self) -> None:
@@ -163,7 +163,7 @@ def plot_svt_countries(epsilon: float = 0.5, threshold: float = 50, c: int = 3, 
     report each country, coloured by whether it truly is above T.
     Drawn by ``SVTCountriesPlot``.
 
-    Defined in: chapters/05_sparse_vector.ipynb
+    Defined in: chapters/06_sparse_vector.ipynb
     """
     return SVTCountriesPlot().figure(epsilon=epsilon, threshold=threshold, c=c, n_runs=n_runs, seed=seed)
 
@@ -197,7 +197,7 @@ def plot_svt_split(epsilon: float = 0.5, threshold: float = 50, cs: tuple[int, .
     threshold's share ε₁/ε varies; dots mark Lyu, Su & Li's share 1/(1 + c^(2/3)),
     crosses the even split 1/2.
 
-    Defined in: chapters/05_sparse_vector.ipynb
+    Defined in: chapters/06_sparse_vector.ipynb
     """
     eps = check_epsilon(epsilon)
     _, counts = _country_counts()
@@ -257,7 +257,7 @@ def plot_svt_loss_growth(epsilon: float = 1.0, max_pairs: int = 8) -> Figure:
     probabilities (quadrature over ρ) for the no-cutoff variant grows about
     linearly in m; Lyu–Su–Li Algorithm 1 with c = m stays below ε.
 
-    Defined in: chapters/05_sparse_vector.ipynb
+    Defined in: chapters/06_sparse_vector.ipynb
     """
     eps = check_epsilon(epsilon)
     ms = np.arange(1, check_int(max_pairs, "max_pairs", minimum=1) + 1)

@@ -36,7 +36,7 @@ def clipping_errors(n, epsilon, uppers=None):
     -------
     dict of arrays: "upper", "bias", "sampling_sd", "noise_sd", "rmse".
 
-    Privacy: none (reads the raw data, for figures). Defined in: chapters/11_private_statistics.ipynb
+    Privacy: none (reads the raw data, for figures). Defined in: chapters/08_private_statistics.ipynb
 
     Examples
     --------
@@ -62,7 +62,7 @@ class ClippingTradeoffPlot(LivePlot):
     The bias curve does not depend on the slider and is drawn once; the noise, sampling and RMSE curves, the best
     bound and the chosen bound move. The y-range is fixed ([1e-3, 1e2], log scale), so the figure has one view.
 
-    Used in: chapters/11_private_statistics.ipynb, through ``plot_clipping_tradeoff``
+    Used in: chapters/08_private_statistics.ipynb, through ``plot_clipping_tradeoff``
     """
 
     def build(self):
@@ -107,7 +107,7 @@ def plot_clipping_tradeoff(epsilon=1.0, n=1000, bound=70.0):
     noise sd grows roughly in proportion to it). The RMSE curve has a minimum in between, marked; the dashed line is the chosen
     ``bound``. Drawn by ``ClippingTradeoffPlot``.
 
-    Privacy: none (reads the raw data, for figures). Defined in: chapters/11_private_statistics.ipynb
+    Privacy: none (reads the raw data, for figures). Defined in: chapters/08_private_statistics.ipynb
     """
     return ClippingTradeoffPlot().figure(epsilon=epsilon, n=n, bound=bound)
 
@@ -123,7 +123,7 @@ def plot_coverage(table, confidence=0.95):
     interval, and the nominal level as a line. The naive interval falls far below it where the DP noise is a large
     share of the variance (for a mean, when ε·√n is small).
 
-    Privacy: none (simulated data). Defined in: chapters/11_private_statistics.ipynb
+    Privacy: none (simulated data). Defined in: chapters/08_private_statistics.ipynb
     """
     fig, axes = new_figure(1, 2, width=8.0, height=3.4, sharey=True)
     styles = {"naive": ("vermillion", "v"), "noise-aware": ("blue", "o"), "bootstrap": ("green", "s")}
