@@ -1,4 +1,4 @@
-"""``python -m benchmarks.dp_sgd_table``: Chapter 6's accuracy table, full-batch noisy GD vs DP-SGD, 10 seeds.
+"""``python -m benchmarks.dp_sgd_table``: the learning chapter's accuracy table (11_private_learning), full-batch noisy GD vs DP-SGD, 10 seeds.
 
 Thirty private trainings per method are too slow for the chapter's 10-second budget,
 so they run here and the chapter reads ``dp_lib/datasets/dp_sgd_accuracy.csv`` (and
@@ -15,7 +15,7 @@ import pandas as pd
 
 from dp_lib import accuracy, adult_features, make_rng, minibatch_dp_sgd, noisy_gradient_descent
 
-RESULTS = Path(__file__).resolve().parents[1] / "dp_lib" / "datasets" / "dp_sgd_accuracy.csv"  # read by Chapter 8
+RESULTS = Path(__file__).resolve().parents[1] / "dp_lib" / "datasets" / "dp_sgd_accuracy.csv"  # read by 11_private_learning
 EPSILONS, DELTA, SEEDS, CLIP = (0.1, 1.0, 10.0), 1e-5, range(10), 1.5
 METHODS = {  # name: (trainer, keyword arguments besides ε, δ, rng)
     "full-batch noisy GD (k = 20, sequential)": ("gd", {"iterations": 20, "learning_rate": 4.0}),

@@ -36,7 +36,7 @@ __all__ = ["Family", "adult_inputs", "build_families", "run_mechanisms"]
 
 SEED = 2024
 EPSILON_LN9 = math.log(9)  # SUE at p = 3/4, q = 1/4
-EM_EPSILON = 0.0002  # Chapter 3's default on the Marital Status counts
+EM_EPSILON = 0.0002  # the exponential-mechanism chapter's default on the Marital Status counts
 UPPER = 100.0
 
 
@@ -67,7 +67,7 @@ def adult_inputs() -> dict:
         "occupation_domain": sorted(set(occupation.tolist())),
         "marital": adult["Marital Status"],
         "ages": adult["Age"].to_numpy(dtype=float),
-        # the SSN as an integer per-record key, as Chapter 4 does
+        # the SSN as an integer per-record key, as the exponential-mechanism chapter does
         "ids": adult["SSN"].str.replace("-", "", regex=False).astype(np.int64).to_numpy(),
     }
 
@@ -220,7 +220,7 @@ def _smooth(tiny):
 def _svt(tiny):
     from dp_lib.plotting.sparse_vector import country_counts
 
-    _, counts = country_counts()  # Chapter 5's queries: people per native country, threshold 50, c = 3
+    _, counts = country_counts()  # Chapter 6's queries: people per native country, threshold 50, c = 3
     n_runs, n_ref = (20, 5) if tiny else (2000, 200)
     b_rho, b_nu = dp_lib.svt_noise_scales(1.0, 3, monotone=True)
     counts_list = counts.tolist()

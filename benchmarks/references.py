@@ -29,7 +29,7 @@ __all__ = [
 # --- Laplace sampling: inverse CDF, one uniform per draw ----------------------------------------
 
 def laplace_from_uniform(u, scale):
-    """Inverse CDF of Lap(0, scale) at one uniform u in (0, 1), as Chapter 1 derives it."""
+    """Inverse CDF of Lap(0, scale) at one uniform u in (0, 1), as 02_laplace derives it."""
     if u < 0.5:
         return scale * math.log(2 * u)
     return -scale * math.log(2 * (1 - u))

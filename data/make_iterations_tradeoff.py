@@ -1,4 +1,4 @@
-"""Build dp_lib/datasets/iterations_tradeoff.csv: the noisy-GD runs of Chapter 8's iterations-vs-noise figure.
+"""Build dp_lib/datasets/iterations_tradeoff.csv: the noisy-GD runs of Chapter 11's iterations-vs-noise figure.
 
 Run from the repository root: ``python data/make_iterations_tradeoff.py``. One row per
 training of ``dp_lib.plotting.plot_iterations_tradeoff`` at its defaults (ε ∈ {0.03, 0.1, 1},

@@ -312,7 +312,7 @@ EDGE_CALLS = {
                                                                  threshold_scale=2.0, query_scale=4.0, c=None)),
     "above_threshold_probabilities": (dp.above_threshold_probabilities, dict(values=[1.0], threshold=0.0, epsilon=1.0,
                                                                              sensitivity=1.0, monotone=False)),
-    # dp_lib.contributions (Chapter 10): numeric parameters swept on a small fixed log
+    # dp_lib.contributions (Chapter 15): numeric parameters swept on a small fixed log
     "VISITS_PATH": None,  # a path constant
     "CATEGORIES": None,  # the public list of partitions
     "simulate_visits": (lambda user_ids: dp.simulate_visits(user_ids, rng=make_rng(0)), dict(user_ids=[1, 2, 3])),

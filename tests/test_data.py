@@ -18,7 +18,7 @@ from dp_lib import ADULT_PATH, ADULT_SHA256, load_adult
 ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ROOT / "dp_lib" / "datasets"
 #: dp_sgd_accuracy.csv takes minutes to rebuild (`python -m benchmarks.dp_sgd_table`, 60 private trainings), so it
-#: is held to its checksum; Chapter 8 recomputes one of its rows in front of the reader.
+#: is held to its checksum; Chapter 11 recomputes one of its rows in front of the reader.
 DP_SGD_ACCURACY_SHA256 = "fcbb054fab3fc1f4623780db9fa47f5c5c68550bd36ced47f68fc1e741fed62d"
 SHIPPED = {"adult_with_pii.csv", "public_roster.csv", "visits.csv", "iterations_tradeoff.csv", "dp_sgd_accuracy.csv"}
 
@@ -117,7 +117,7 @@ def test_visits_is_what_its_generator_writes():
 
 
 def test_iterations_tradeoff_is_what_its_generator_writes():
-    """All 105 noisy-GD trainings of Chapter 8's figure, re-run (1-3 s)."""
+    """All 105 noisy-GD trainings of Chapter 11's figure, re-run (1-3 s)."""
     shipped = (DATASETS / "iterations_tradeoff.csv").read_bytes()
     assert _generator("make_iterations_tradeoff").render().encode("utf-8") == shipped
 

@@ -299,7 +299,7 @@ def test_float_lattice_figure_title_is_the_distinguishing_share():
 
 
 def test_snapping_extra_error_depends_on_where_the_value_sits_on_the_grid():
-    """Review fix (Chapter 9): at ε = 1 (λ ≈ 1, Λ = 2) rounding adds 11.7 % to Laplace's 2λ² with f(D) on a grid
+    """Review fix (Chapter 14): at ε = 1 (λ ≈ 1, Λ = 2) rounding adds 11.7 % to Laplace's 2λ² with f(D) on a grid
     point and 22.4 % half-way between two (the exact sums of the chapter), so 'at most Λ²/12' was wrong:
     Λ²/12 (16.7 %) is only the average over positions."""
     rng = make_rng(5)

@@ -351,7 +351,7 @@ def test_advanced_iteration_budget_is_the_bisection_on_advanced_epsilon():
 
 
 def test_chapter_claim_laplace_steps_compose_below_the_optimal_composition_bound():
-    """Chapter 8 (review fix): optimal composition (79.84 for 100 steps of ε_i = 1 at δ' = 1e-5) is the worst case
+    """Chapter 11 (review fix): optimal composition (79.84 for 100 steps of ε_i = 1 at δ' = 1e-5) is the worst case
     over all ε_i-DP steps, attained by randomized response; 100 Laplace steps are already (68.3, 1e-5)-DP by a
     privacy-loss-distribution accountant (dp-accounting), as the chapter says in words."""
     pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")

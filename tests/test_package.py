@@ -101,7 +101,7 @@ from dp_lib.plotting import learning
 
 adult = dp_lib.load_adult()
 roster = pd.read_csv(dp_lib.ADULT_PATH.with_name("public_roster.csv"), dtype={"Zip": str})  # as Chapter 1 reads it
-table = pd.read_csv(dp_lib.ADULT_PATH.with_name("dp_sgd_accuracy.csv"))  # as Chapter 8 reads it
+table = pd.read_csv(dp_lib.ADULT_PATH.with_name("dp_sgd_accuracy.csv"))  # as Chapter 11 reads it
 print(json.dumps({
     "prefix": sys.prefix, "dp_lib": dp_lib.__file__, "data": str(dp_lib.ADULT_PATH), "sys_path": sys.path,
     "version": dp_lib.__version__,

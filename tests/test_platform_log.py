@@ -5,9 +5,9 @@ from the C library's ``log`` in the last bit; ``tests/simulated_log.py`` builds 
 rounds differently on about 3 % of inputs. Here, on whatever machine runs the tests:
 
 * the simulated logarithm really differs, by exactly one ulp where it does;
-* the replays of Chapter 9's attack stay bit-exact under it: the book's sampler and its replay call
+* the replays of Chapter 14's attack stay bit-exact under it: the book's sampler and its replay call
   the same ``np.log``, numpy's ``Generator.laplace`` and its replay the same C ``log`` (``math.log``);
-* Chapter 9 (the attack, the audit, the exercises) and every doctest of ``dp_lib`` reproduce their
+* Chapter 14 (the attack, the audit, the exercises) and every doctest of ``dp_lib`` reproduce their
   committed outputs on the simulated CPU, run as the README's test command runs them (``pytest
   --nbval``, the kernel started by nbval included); a canary notebook whose committed output *is*
   bit-sensitive fails in the same run, which shows that the kernel ran on the simulated CPU.
