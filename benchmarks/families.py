@@ -67,7 +67,7 @@ def adult_inputs() -> dict:
         "occupation_domain": sorted(set(occupation.tolist())),
         "marital": adult["Marital Status"],
         "ages": adult["Age"].to_numpy(dtype=float),
-        # the SSN as an integer per-record key, as the exponential-mechanism chapter does
+        # the SSN as an integer per-record key (a stable id for hashing records into chunks)
         "ids": adult["SSN"].str.replace("-", "", regex=False).astype(np.int64).to_numpy(),
     }
 
