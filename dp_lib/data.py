@@ -120,7 +120,7 @@ def load_adult(path: str | os.PathLike | None = None) -> pd.DataFrame:
     Privacy: none; this is the sensitive data set that the chapters protect.
     Name, DOB, SSN and Zip are synthetic (Faker), not real people.
 
-    Defined in: chapters/02_laplace.ipynb
+    Defined in: chapters/01_why_privacy.ipynb
 
     Examples
     --------

@@ -23,7 +23,7 @@ def make_rng(seed: int | list[int] | np.random.SeedSequence | None = None) -> np
 
     Privacy: none by itself; reproducibility only.
 
-    Defined in: chapters/02_laplace.ipynb
+    Defined in: chapters/01_why_privacy.ipynb
 
     Examples
     --------

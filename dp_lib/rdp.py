@@ -237,7 +237,7 @@ def subsampled_gaussian_rdp(alpha: ArrayLike, q: float, sigma: float) -> float |
 
     Privacy: (α, RDP(α))-RDP for add/remove-one neighbours (each row is sampled independently).
 
-    Defined in: chapters/11_private_learning.ipynb
+    Defined in: chapters/10_accounting.ipynb
 
     Examples
     --------

@@ -190,7 +190,7 @@ def setup_figures() -> None:
 
     Privacy: none: a helper that touches no private data.
 
-    Defined in: chapters/02_laplace.ipynb
+    Defined in: chapters/01_why_privacy.ipynb
 
     Examples
     --------
@@ -234,7 +234,7 @@ def interact_figure(function: Callable[..., Any], /, **widgets: Any) -> Any:
 
     Privacy: none: a helper that touches no private data (the function's own guarantee applies).
 
-    Defined in: chapters/02_laplace.ipynb
+    Defined in: chapters/01_why_privacy.ipynb
 
     Examples
     --------
