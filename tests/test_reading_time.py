@@ -33,6 +33,12 @@ def test_roles_keep_their_text_and_links_lose_their_target():
     assert count_words("See {doc}`the chapter` and [this page](https://example.org/a/b) $x$ and *so*.") == 9
 
 
+def test_a_glued_value_is_one_word():
+    # the reader sees one number, whatever the glue name and its format
+    assert count_words("about {glue:text}`ch02_reading_minutes` minutes, {glue:text}`ch05_eps_hat:.2f` here") == 5
+    assert count_words("about {glue}`ch02_big_table` rows") == 3
+
+
 def test_measure_stops_at_exercises_and_skips_hidden_code(tmp_path):
     cells = [_md("# Title\n\nWords in the core."), _code("import x\nimport y", tags=["hide-input"]),
              _code("a = 1\n\nb = 2\n"), _code("secret = 3", tags=["solution", "hide-cell"]),

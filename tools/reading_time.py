@@ -8,7 +8,8 @@ the bibliography), and the code cells that the book shows expanded (not tagged `
     core words / 150 words per minute  +  10 seconds per visible non-blank core code line,
 
 the rates BOOK.md fixes for this kind of text (prose with mathematics). Words are whitespace-separated
-tokens after MyST markup is removed; a display-math line counts its tokens like prose.
+tokens after MyST markup is removed; a display-math line counts its tokens like prose, and a glued value
+(``{glue:text}`name:.2f` ``) is one word, the number the reader sees.
 
 Usage: ``python -m tools.reading_time [NOTEBOOK ...]`` prints a Markdown table (the README's).
 """
@@ -27,6 +28,7 @@ HIDDEN_TAGS = {"hide-input", "hide-cell", "remove-input", "remove-cell", "soluti
 COLLAPSED = {"dropdown", "exercise", "solution", "bibliography"}
 FENCE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:-]+)\}")
 ROLE = re.compile(r"\{[\w:-]+\}`([^`]*)`")
+GLUE = re.compile(r"\{glue(?::\w+)?\}`[^`]*`")
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -62,8 +64,9 @@ def core_markdown(text: str) -> str:
 
 
 def count_words(markdown: str) -> int:
-    """Whitespace tokens of the text a reader sees (roles keep their text, link targets and markup go)."""
-    text = ROLE.sub(r"\1", markdown)
+    """Whitespace tokens of the text a reader sees (roles keep their text, a glued value is one number, link
+    targets and markup go)."""
+    text = ROLE.sub(r"\1", GLUE.sub("0", markdown))
     text = re.sub(r"\]\([^)]*\)", "]", text)  # [label](target) -> [label]
     text = re.sub(r"[#*_>|\[\]]", " ", text)
     return sum(1 for token in text.split() if any(ch.isalnum() for ch in token))
