@@ -35,8 +35,6 @@ NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))
 # (notebook stem, number as written) -> why it stays typed. Keep this list short and reasoned.
 ALLOWED: dict[tuple[str, str], str] = {
     ("01_why_privacy", "19"): "part of a name, 'COVID-19' (the Google data sets in the deployed-ε table), not a number",
-    ("03_composition", "29"): "the core reading time, measured by tools/reading_time.py (not by the notebook); "
-                              "it matches an output by chance",
     ("11_private_learning", "16"): "the Adult codebook's public bounds (education levels 1 to 16; the extract keeps people "
                                    "older than 16), not computed; it matches a noise-multiplier ratio (16.07) by chance",
     ("07_local_sensitivity", "19"): "k = n − 1 = 19 for the exercise's n = 20, derived in the sentence itself",
