@@ -288,7 +288,7 @@ def dp_sgd_sigma(epsilon: float, delta: float, q: float, steps: int, *, orders: 
 
     Privacy: calibration only; DP-SGD run with this σ is (ε, δ)-DP for add/remove-one neighbours.
 
-    Defined in: chapters/11_private_learning.ipynb
+    Defined in: chapters/10_accounting.ipynb
 
     Examples
     --------
