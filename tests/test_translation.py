@@ -91,6 +91,16 @@ def test_the_check_passes_a_good_translation_and_flags_fuzzy():
     assert message_problems(msgid, msgstr, fuzzy=True) == ["fuzzy"]
 
 
+def test_a_role_shown_inside_a_code_span_is_code_not_a_role():
+    """The preface names MyST syntax (`{glue:text}`, `{dropdown}`) in code spans: the words after such a span are
+    prose to translate, not a role's content to keep; the code spans themselves must still survive."""
+    msgid = "Markup such as `{glue:text}` and `{dropdown}` shows as typed in JupyterLab."
+    assert message_problems(msgid, "在 JupyterLab 中，`{glue:text}` 和 `{dropdown}` 这样的标记会原样显示。",
+                            fuzzy=False) == []
+    assert any(p.startswith("code differ") for p in
+               message_problems(msgid, "在 JupyterLab 中，`{glue:text}` 这样的标记会原样显示。", fuzzy=False))
+
+
 def test_glossary_exists():
     text = (ROOT / "locales" / "zh_CN" / "GLOSSARY.md").read_text(encoding="utf-8")
     for term in ("差分隐私", "隐私预算", "敏感度", "拉普拉斯机制", "指数机制", "随机响应", "本地差分隐私"):

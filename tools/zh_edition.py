@@ -160,7 +160,7 @@ def extract() -> int:
 # What a translation must carry over unchanged from the English message (MyST markup).
 _MATH = re.compile(r"\$\$.+?\$\$|(?<!\\)\$(?!\s).+?(?<![\s\\])\$", re.S)
 _CODE = re.compile(r"``.+?``|`[^`]+`")
-_ROLE = re.compile(r"\{([\w:-]+)\}`([^`]*)`")
+_ROLE = re.compile(r"(?<!`)\{([\w:-]+)\}`([^`]*)`")  # not a {role} shown inside a code span
 _PLACEHOLDER = re.compile(r"\{[A-Za-z_]\w*\}")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _ENGLISH_WORD = re.compile(r"\b[a-z]{4,}\b")
