@@ -86,7 +86,7 @@ def translated(page: str, message: str) -> str:
 
 
 # A glue role and its content: {glue:text}`key`, {glue:text}`key:fmt` or {glue:text}`other.ipynb::key:fmt`.
-_GLUE_ROLE = re.compile(r"(\{glue(?::\w+)?\}`)([^`]*)(`)")
+_GLUE_ROLE = re.compile(r"(?<!`)(\{glue(?::\w+)?\}`)([^`]*)(`)")  # not one shown inside a code span
 
 
 def _qualified_glue(text: str, notebook: str) -> str:
