@@ -417,6 +417,27 @@ EDGE_CALLS = {
     "rejection_rate": (lambda cell_probabilities, n, epsilon, trials, alpha, draws: dp.rejection_rate(
         cell_probabilities, n, epsilon, trials, rng=make_rng(0), alpha=alpha, draws=draws),
         dict(cell_probabilities=[[0.25, 0.25], [0.25, 0.25]], n=50, epsilon=1.0, trials=10, alpha=0.05, draws=20)),
+    # chapters/12_attacking_models.ipynb: private hyperparameter tuning (dp_lib.tuning)
+    "TuningResult": None,  # a record returned by the tuners
+    "best_of_k_epsilon": (dp.best_of_k_epsilon, dict(epsilon=0.5, k=8)),
+    "random_stopping_epsilon": (dp.random_stopping_epsilon, dict(epsilon=0.5, eta=1.0)),
+    "tnb_mean": (dp.tnb_mean, dict(eta=1.0, gamma=0.1)),
+    "tnb_tuning_rdp": (dp.tnb_tuning_rdp, dict(order=2.0, rdp=0.1, order_hat=4.0, rdp_hat=0.2, eta=1.0, gamma=0.1)),
+    "poisson_tuning_rdp": (dp.poisson_tuning_rdp, dict(order=3.0, rdp=0.2, epsilon_hat=0.4, delta_hat=1e-6, mu=10.0)),
+    "tnb_tuning_epsilon": (lambda delta, eta, gamma: dp.tnb_tuning_epsilon(dp.EpsilonDeltaEvent(0.1), delta, eta, gamma),
+                           dict(delta=1e-5, eta=1.0, gamma=0.1)),
+    "tuning_output_pmf": (lambda pmf, k: dp.tuning_output_pmf(pmf, k=k), dict(pmf=[0.5, 0.5], k=3)),
+    "sample_tnb": (dp.sample_tnb, dict(eta=2.0, gamma=0.3, rng=make_rng(0))),
+    "best_of_k": (lambda candidates: dp.best_of_k(lambda c, *, rng: (float(rng.integers(3)), c), candidates,
+                                                  dp.EpsilonDeltaEvent(1.0), rng=make_rng(0)),
+                  dict(candidates=[1.0, 2.0])),
+    "random_stopping": (lambda epsilon, gamma: dp.random_stopping(lambda c, *, rng: (float(rng.integers(3)), c),
+                                                                  ["a", "b"], epsilon, gamma, rng=make_rng(0)),
+                        dict(epsilon=1.0, gamma=0.5)),
+    "tnb_tuning": (lambda delta, eta, gamma: dp.tnb_tuning(lambda c, *, rng: (float(rng.integers(3)), c), ["a", "b"],
+                                                           dp.EpsilonDeltaEvent(0.1), delta, eta=eta, gamma=gamma,
+                                                           rng=make_rng(0)), dict(delta=1e-5, eta=1.0, gamma=0.5)),
+    "adult_tuning_run": None,  # loads the Adult data and trains DP-SGD (seconds per sweep value); tests/test_tuning.py
     # L-B: the accounting events of dp_lib.events
     "DpEvent": None,  # the abstract base class: it takes no arguments (its subclasses are swept below)
     "EpsilonDeltaEvent": (dp.EpsilonDeltaEvent, dict(epsilon=1.0, delta=1e-6)),

@@ -20,7 +20,10 @@ DATASETS = ROOT / "dp_lib" / "datasets"
 #: dp_sgd_accuracy.csv takes minutes to rebuild (`python -m benchmarks.dp_sgd_table`, 60 private trainings), so it
 #: is held to its checksum; Chapter 11 recomputes one of its rows in front of the reader.
 DP_SGD_ACCURACY_SHA256 = "fcbb054fab3fc1f4623780db9fa47f5c5c68550bd36ced47f68fc1e741fed62d"
-SHIPPED = {"adult_with_pii.csv", "public_roster.csv", "visits.csv", "iterations_tradeoff.csv", "dp_sgd_accuracy.csv"}
+#: tuning.csv (`python -m benchmarks.tuning_table`, ~500 DP-SGD trainings): its checksum; tests/test_tuning.py re-runs a row.
+TUNING_SHA256 = "b46ca55c166190b8705940b7dbe49c387df2d0ae7ff76c7c383d602b7556877c"
+SHIPPED = {"adult_with_pii.csv", "public_roster.csv", "visits.csv", "iterations_tradeoff.csv", "dp_sgd_accuracy.csv",
+           "tuning.csv"}
 
 MARITAL = {"Married-civ-spouse": 14976, "Never-married": 10683, "Divorced": 4443, "Separated": 1025,
            "Widowed": 993, "Married-spouse-absent": 418, "Married-AF-spouse": 23}
@@ -124,6 +127,10 @@ def test_iterations_tradeoff_is_what_its_generator_writes():
 
 def test_dp_sgd_accuracy_matches_its_checksum():
     assert hashlib.sha256((DATASETS / "dp_sgd_accuracy.csv").read_bytes()).hexdigest() == DP_SGD_ACCURACY_SHA256
+
+
+def test_tuning_table_matches_its_checksum():
+    assert hashlib.sha256((DATASETS / "tuning.csv").read_bytes()).hexdigest() == TUNING_SHA256
 
 
 def test_codebook_constants_cover_the_data_and_nothing_is_read_off_it():
