@@ -127,6 +127,13 @@ def _audit(**kw):
 # name -> (function, {argument: valid value}). The sweep replaces one argument at a time by an extreme
 # value. Adding a public function means adding ONE line here. ``None`` marks a name with no sweep (say why).
 _LOG = pd.DataFrame({"user": [1, 1, 2], "page": ["a", "b", "a"], "spend": [5.0, 50.0, 1.0]})
+_SHADOWS, _KEEP = [[2.0, 0.0], [2.2, 0.2], [0.0, 2.0], [0.2, 2.2]], [[True, False], [True, False], [False, True],
+                                                                          [False, True]]
+
+
+def _FAKE_TRAINER(X, y, rng):  # a stand-in training for the sweeps: a random θ of the right length
+    return rng.normal(size=np.shape(X)[1])
+
 
 EDGE_CALLS = {
     "hash_chunks": (dp.hash_chunks, dict(keys=[1, 2, 3], k=2)),
@@ -438,6 +445,29 @@ EDGE_CALLS = {
                                                            dp.EpsilonDeltaEvent(0.1), delta, eta=eta, gamma=gamma,
                                                            rng=make_rng(0)), dict(delta=1e-5, eta=1.0, gamma=0.5)),
     "adult_tuning_run": None,  # loads the Adult data and trains DP-SGD (seconds per sweep value); tests/test_tuning.py
+    # chapters/12_attacking_models.ipynb: membership inference (dp_lib.membership) and the canary audit (dp_lib.canary)
+    "true_label_logit": (dp.true_label_logit, dict(theta=[0.5, 0.5], X=_X, y=_Y)),
+    "loss_scores": (dp.loss_scores, dict(theta=[0.5, 0.5], X=_X, y=_Y)),
+    "train_on_random_halves": (lambda X, y, models: dp.train_on_random_halves(X, y, models, _FAKE_TRAINER,
+                                                                              rng=make_rng(0)),
+                               dict(X=_X, y=_Y, models=3)),
+    "lira_scores": (dp.lira_scores, dict(target_logits=[0.1, 0.2], shadow_logits=_SHADOWS, shadow_keep=_KEEP,
+                                         online=True, global_variance=False)),
+    "leave_one_out_scores": (lambda logits, global_variance: dp.leave_one_out_scores(
+        logits, np.vstack([_KEEP, [True, True]]), global_variance=global_variance),
+        dict(logits=[[2.0, 0.0], [2.2, 0.2], [0.0, 2.0], [0.2, 2.2], [2.1, 2.1]], global_variance=False)),
+    "OperatingPoint": None,  # a NamedTuple record returned by tpr_at_fpr
+    "tpr_at_fpr": (lambda scores, fpr: dp.tpr_at_fpr(scores, [True, False, True, False], fpr),
+                   dict(scores=[0.9, 0.8, 0.7, 0.1], fpr=0.25)),
+    "roc_curve": (lambda scores: dp.roc_curve(scores, [True, False, True, False]), dict(scores=[0.9, 0.8, 0.7, 0.1])),
+    "roc_auc": (lambda scores: dp.roc_auc(scores, [True, False, True, False]), dict(scores=[0.9, 0.8, 0.7, 0.1])),
+    "canary_datasets": (dp.canary_datasets, dict(X=_X, y=_Y, scale=4.0)),
+    "canary_mechanism": None,  # takes a trainer (a callable) and returns one; its runs are swept through audit_canary
+    "replay_mechanism": (dp.replay_mechanism, dict(outputs=[1.0, 2.0], outputs_prime=[3.0])),
+    "audit_canary": (lambda delta, claimed_epsilon, scale, confidence: dp.audit_canary(
+        _FAKE_TRAINER, _X, _Y, 40, rng=make_rng(0), pilot_trials=10, delta=delta, claimed_epsilon=claimed_epsilon,
+        scale=scale, confidence=confidence), dict(delta=1e-5, claimed_epsilon=2.0, scale=4.0, confidence=0.95)),
+    "accountant_epsilons": (dp.accountant_epsilons, dict(noise_multiplier=2.0, q=0.5, steps=3, delta=1e-5)),
     # L-B: the accounting events of dp_lib.events
     "DpEvent": None,  # the abstract base class: it takes no arguments (its subclasses are swept below)
     "EpsilonDeltaEvent": (dp.EpsilonDeltaEvent, dict(epsilon=1.0, delta=1e-6)),
@@ -503,6 +533,9 @@ def _probe(name, argument, value):
 
 # documented infinite answers: the exact limits ±inf at u = 0 or 1, and "no data set is ever unsafe"
 INFINITE_OK = {"laplace_inverse_cdf", "distance_to_high_sensitivity"}
+# LiRA scores: NaN where an example has no IN (or OUT) shadow, and ±inf for a logit beyond float64 reach of the
+# Gaussians (documented in lira_scores)
+INFINITE_OK |= {"lira_scores", "leave_one_out_scores"}
 SWEPT = [(n, a) for n, e in EDGE_CALLS.items() if e is not None for a in e[1] if a != "rng"]
 
 

@@ -142,3 +142,16 @@ def test_codebook_constants_cover_the_data_and_nothing_is_read_off_it():
                                    (OCCUPATIONS, "Occupation", 14), (MARITAL_STATUSES, "Marital Status", 7)):
         assert len(constant) == len(set(constant)) == size
         assert set(adult[column].dropna()) <= set(constant), column
+
+
+# chapters/12_attacking_models.ipynb: `python -m benchmarks.membership_table` (about a minute) writes both files;
+# tests/test_membership.py and tests/test_canary.py re-run one setting and a few canary runs exactly.
+SHIPPED |= {"membership_inference.csv", "canary_audit.csv"}
+MEMBERSHIP_SHA256 = "17e4437ee30438d3d05f8d657b947a46a5c95a44411ed8a22e584d4e09473806"
+CANARY_AUDIT_SHA256 = "7e3b52ee1bfb8578c2333dd2afbcd9b3d5cec09492721cb2c2d43df23080e501"
+
+
+@pytest.mark.parametrize("name,digest", [("membership_inference.csv", MEMBERSHIP_SHA256),
+                                         ("canary_audit.csv", CANARY_AUDIT_SHA256)])
+def test_attack_tables_match_their_checksums(name, digest):
+    assert hashlib.sha256((DATASETS / name).read_bytes()).hexdigest() == digest

@@ -24,3 +24,7 @@ from .style import *  # noqa: F401,F403
 from .tuning import *  # noqa: F401,F403
 
 __all__ = [name for module in (accounting, attacks, audit, composition, contributions, exact, laplace, learning, local, pld, query_release, selection, sensitivity, sparse_vector, statistics, style, tuning) for name in module.__all__]
+
+from . import models  # noqa: E402,F401  (chapters/12: membership-inference ROC curves)
+from .models import *  # noqa: E402,F401,F403
+__all__ += models.__all__
