@@ -51,3 +51,56 @@ def test_measure_stops_at_exercises_and_skips_hidden_code(tmp_path):
 def test_table_has_one_row_per_chapter():
     rows = table([Reading("01_a", 1500, 60), Reading("02_b", 3000, 0)]).splitlines()
     assert rows[2] == "| 01_a | 1,500 | 60 | 20 |" and rows[3] == "| 02_b | 3,000 | 0 | 20 |"
+
+
+# ---- the README's table, the 30-minute target and the 80 % of exercises with a check (issue 31) -------------------
+
+def _exercise(n):
+    return _md(f"````{{exercise}}\n:label: ex-{n}\nTask {n}.\n````\n")
+
+
+def test_exercise_counts_pair_each_check_with_the_exercise_before_it(tmp_path):
+    from tools.reading_time import exercise_counts
+
+    cells = [_md("## Exercises\n"), _exercise(1), _code("answer_ex1 = None", ["answer"]), _code("assert 1", ["check"]),
+             _code("assert 2", ["check"]),  # a second check of exercise 1 counts once
+             _exercise(2), _code("# your answer here", ["answer"]),
+             _exercise(3), _code("answer_ex3 = None", ["answer"]), _code("assert 3", ["check"])]
+    assert exercise_counts(_notebook(tmp_path, cells)) == (3, 2)
+    assert exercise_counts(_notebook(tmp_path, cells[:2])) == (1, 0)
+
+
+def test_the_readme_shows_the_generated_table():
+    from tools import reading_time
+
+    written = reading_time.readme_table(reading_time.README.read_text(encoding="utf-8"))
+    assert written is not None, "README.md lost the reading-time table's marker comments"
+    assert written == reading_time.book_table(), "run: python -m tools.reading_time --write-readme"
+
+
+def test_every_chapter_meets_the_course_targets():
+    from tools import reading_time
+    from tools.prerequisites import chapters
+
+    for stem in chapters():
+        path = reading_time.ROOT / "chapters" / f"{stem}.ipynb"
+        minutes = measure(path).minutes
+        exercises, checked = reading_time.exercise_counts(path)
+        assert round(minutes) <= 30, f"{stem}: core reading time {minutes:.1f} min > 30"
+        assert exercises >= 1 and checked >= 0.8 * exercises, f"{stem}: {checked} of {exercises} exercises checked"
+
+
+def test_write_readme_replaces_only_the_table(tmp_path):
+    import shutil
+
+    from tools import reading_time
+
+    (tmp_path / "chapters").mkdir()
+    shutil.copy(reading_time.ROOT / "_toc.yml", tmp_path / "_toc.yml")
+    for stem in __import__("tools.prerequisites", fromlist=["chapters"]).chapters():
+        shutil.copy(reading_time.ROOT / "chapters" / f"{stem}.ipynb", tmp_path / "chapters")
+    (tmp_path / "README.md").write_text(f"# Title\n\nbefore\n\n{reading_time.BEGIN}\nstale\n{reading_time.END}\n\nafter\n",
+                                        encoding="utf-8")
+    assert reading_time.write_readme(tmp_path) is True and reading_time.write_readme(tmp_path) is False
+    text = (tmp_path / "README.md").read_text(encoding="utf-8")
+    assert text.startswith("# Title\n\nbefore\n\n") and text.endswith("\n\nafter\n") and "stale" not in text

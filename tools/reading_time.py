@@ -11,7 +11,12 @@ the rates BOOK.md fixes for this kind of text (prose with mathematics). Words ar
 tokens after MyST markup is removed; a display-math line counts its tokens like prose, and a glued value
 (``{glue:text}`name:.2f` ``) is one word, the number the reader sees.
 
-Usage: ``python -m tools.reading_time [NOTEBOOK ...]`` prints a Markdown table (the README's).
+The table also counts each chapter's exercises (``{exercise}`` blocks) and how many of them have a self-check (a
+code cell tagged ``check`` after the exercise and before the next one); BOOK.md asks for checks on at least 80 %.
+
+Usage: ``python -m tools.reading_time [NOTEBOOK ...]`` prints a Markdown table of the chapters in the toc's order;
+``--write-readme`` writes it into README.md between the marker comments (tests/test_reading_time.py holds the
+README to it).
 """
 
 from __future__ import annotations
@@ -29,7 +34,10 @@ COLLAPSED = {"dropdown", "exercise", "solution", "bibliography"}
 FENCE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:-]+)\}")
 ROLE = re.compile(r"\{[\w:-]+\}`([^`]*)`")
 GLUE = re.compile(r"\{glue(?::\w+)?\}`[^`]*`")
+EXERCISE = re.compile(r"^(`{3,}|:{3,})\{exercise\}", re.M)
 ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+BEGIN, END = "<!-- reading times: begin (python -m tools.reading_time --write-readme) -->", "<!-- reading times: end -->"
 
 
 @dataclass(frozen=True)
@@ -87,16 +95,64 @@ def measure(path: Path) -> Reading:
     return Reading(Path(path).stem, words, code)
 
 
-def table(readings: list[Reading]) -> str:
-    """The README's Markdown table of core reading times."""
-    rows = ["| chapter | core words | visible core code lines | core minutes |", "|---|---:|---:|---:|"]
-    rows += [f"| {r.chapter} | {r.words:,} | {r.code_lines} | {r.minutes:.0f} |" for r in readings]
+def exercise_counts(path: Path) -> tuple[int, int]:
+    """(exercises, exercises with a self-check) of one chapter notebook."""
+    exercises = checked = 0
+    waiting = False  # an exercise seen, its check not yet
+    for cell in json.loads(Path(path).read_text(encoding="utf-8"))["cells"]:
+        if cell["cell_type"] == "markdown" and (found := len(EXERCISE.findall("".join(cell["source"])))):
+            exercises, waiting = exercises + found, True
+        elif cell["cell_type"] == "code" and "check" in cell["metadata"].get("tags", []) and waiting:
+            checked, waiting = checked + 1, False
+    return exercises, checked
+
+
+def table(readings: list[Reading], exercises: list[tuple[int, int]] | None = None) -> str:
+    """The README's Markdown table of core reading times (and, if given, exercises and checks)."""
+    if exercises is None:
+        rows = ["| chapter | core words | visible core code lines | core minutes |", "|---|---:|---:|---:|"]
+        return "\n".join(rows + [f"| {r.chapter} | {r.words:,} | {r.code_lines} | {r.minutes:.0f} |" for r in readings])
+    rows = ["| chapter | core words | visible core code lines | core minutes | exercises | with a check |",
+            "|---|---:|---:|---:|---:|---:|"]
+    rows += [f"| {r.chapter} | {r.words:,} | {r.code_lines} | {r.minutes:.0f} | {n} | {k} |"
+             for r, (n, k) in zip(readings, exercises)]
     return "\n".join(rows)
 
 
+def book_table(root: Path = ROOT) -> str:
+    """The table of every chapter in the toc's order, with exercise counts."""
+    from tools.prerequisites import chapters  # the toc's order
+
+    paths = [root / "chapters" / f"{stem}.ipynb" for stem in chapters(root)]
+    return table([measure(p) for p in paths], [exercise_counts(p) for p in paths])
+
+
+def readme_table(text: str) -> str | None:
+    """The table between the README's markers, or None when the markers are missing."""
+    match = re.search(re.escape(BEGIN) + r"\n(.*?)\n" + re.escape(END), text, re.S)
+    return match.group(1) if match else None
+
+
+def write_readme(root: Path = ROOT) -> bool:
+    """Write the generated table between the README's markers; True if the file changed."""
+    path = root / "README.md"
+    text = path.read_text(encoding="utf-8")
+    if readme_table(text) is None:
+        raise SystemExit(f"{path}: the marker comments {BEGIN!r} ... {END!r} are missing")
+    new = re.sub(re.escape(BEGIN) + r"\n.*?\n" + re.escape(END), lambda _: f"{BEGIN}\n{book_table(root)}\n{END}",
+                 text, flags=re.S)
+    path.write_text(new, encoding="utf-8")
+    return new != text
+
+
 def main(argv: list[str]) -> None:
-    paths = [Path(p) for p in argv] or sorted((ROOT / "chapters").glob("[0-9A]*.ipynb"))
-    print(table([measure(p) for p in paths]))
+    if argv == ["--write-readme"]:
+        print("README updated" if write_readme() else "README unchanged")
+    elif argv:
+        paths = [Path(p) for p in argv]
+        print(table([measure(p) for p in paths], [exercise_counts(p) for p in paths]))
+    else:
+        print(book_table())
 
 
 if __name__ == "__main__":

@@ -140,14 +140,14 @@ plot_reconstruction.live = ReconstructionPlot
 
 @book_style
 def plot_privacy_loss(epsilon=1.0, *, sigma=None):
-    """Output densities of a count on neighbours D and D′ (left) and the privacy loss ln p_D(y)/p_D′(y) (right).
+    """A noisy count's densities on neighbours D and D′ and its privacy loss: within ±ε for Laplace noise, unbounded for Gaussian.
 
-    The Laplace mechanism at ε adds Lap(1/ε) to a count that is 1 on D and 0
-    on D′ (shifted so the counts are 0 and 1). The log-ratio of the two
-    densities is the privacy loss at output y: for Laplace it never leaves
-    [−ε, ε]. For comparison the Gaussian mechanism with the same standard
-    deviation has a straight-line loss that grows without bound, which is
-    why it needs a δ.
+    A count that is 1 on D and 0 on D′ is released with Laplace noise of
+    scale b = 1/ε added (what chapters/02_laplace.ipynb calls the Laplace
+    mechanism). The log-ratio of the two densities is the privacy loss at
+    output y: for Laplace noise it never leaves [−ε, ε]. For comparison,
+    normal (Gaussian) noise with the same standard deviation has a
+    straight-line loss that grows without bound, which is why it needs a δ.
 
     Defined in: chapters/01_why_privacy.ipynb
     """
@@ -158,7 +158,7 @@ def plot_privacy_loss(epsilon=1.0, *, sigma=None):
     fig, (left, right) = new_figure(1, 2, width=9.0, height=3.2)
     left.plot(y, laplace_pdf(y, loc=1.0, scale=b), color=OKABE_ITO["blue"], label="p_D (count 1)")
     left.plot(y, laplace_pdf(y, loc=0.0, scale=b), color=OKABE_ITO["orange"], ls="--", label="p_D′ (count 0)")
-    left.set(title=f"Laplace mechanism, ε = {eps:g}", xlabel="output y", ylabel="density")
+    left.set(title=f"Laplace noise of scale 1/ε, ε = {eps:g}", xlabel="output y", ylabel="density")
     left.legend(fontsize=8, loc="upper right")  # where "best" put it, without its search over 801-point lines
     laplace_loss = (np.abs(y) - np.abs(y - 1.0)) / b
     gauss_loss = ((y - 0.0) ** 2 - (y - 1.0) ** 2) / (2 * s ** 2)
