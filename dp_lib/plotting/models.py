@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
+from functools import lru_cache
 
 import numpy as np
+import pandas as pd
 
 from ..attacks import max_tpr
+from ..data import ADULT_PATH
 from ..membership import roc_auc, roc_curve
 from ..validation import check_delta, check_epsilon
+from .live import LivePlot
 from .style import COLORS, OKABE_ITO, book_style, new_figure
 
-__all__ = ["plot_membership_roc"]
+__all__ = ["plot_membership_roc", "plot_attack_ceiling"]
 
 
 @book_style
@@ -54,3 +59,66 @@ def plot_membership_roc(curves: Mapping, epsilon: float | None = None, delta: fl
            ylabel="true-positive rate")
     ax.legend(fontsize=8, loc="lower right")
     return fig
+
+
+@lru_cache(maxsize=1)
+def _membership_table() -> pd.DataFrame:
+    """The shipped table of ``benchmarks/membership_table.py`` (read once)."""
+    return pd.read_csv(ADULT_PATH.with_name("membership_inference.csv"))
+
+
+class AttackCeilingPlot(LivePlot):
+    """The ceiling slider figure of chapters/12_attacking_models.ipynb (``plot_attack_ceiling``), built once.
+
+    The axes, the diagonal and the measured points are fixed; the shaded region and its legend label change with
+    ε (one view).
+
+    Used in: chapters/12_attacking_models.ipynb, through ``plot_attack_ceiling``
+    """
+
+    def build(self):
+        self.grid = np.geomspace(1e-4, 1.0, 200)
+        self.fig, ax = new_figure(width=5.6, height=4.4)
+        ax.plot(self.grid, self.grid, color=OKABE_ITO["black"], lw=0.8, ls=":", label="guessing")
+        self.region = ax.fill_between(self.grid, self.grid, 1.0, color=OKABE_ITO["vermillion"], alpha=0.15, label=" ")
+        for colour, (_, row) in zip(COLORS, _membership_table().query("attack == 'online'").iterrows()):
+            fpr = [row[f"false_positives_at_{f:g}"] / row["out_scores"] for f in (0.001, 0.01)]
+            pld = float(row["epsilon_pld"])
+            name = "non-private" if math.isinf(pld) else f"DP-SGD, ε = {pld:.2f} (PLD)"
+            ax.plot(fpr, [row[f"tpr_at_{f:g}"] for f in (0.001, 0.01)], marker="o", color=colour, label=name)
+        ax.set(xscale="log", yscale="log", xlim=(1e-4, 1), ylim=(1e-4, 1), xlabel="false-positive rate",
+               ylabel="true-positive rate", title="online LiRA at FPR 0.1 % and 1 %, 512 models each")
+        self.legend = ax.legend(fontsize=7, loc="lower right")
+        self.changing = [self.region, self.legend]
+
+    def update(self, epsilon=1.0, delta=1e-5):
+        eps, dlt = check_epsilon(epsilon), check_delta(delta, allow_zero=True)
+        self.region.set_data(self.grid, max_tpr(self.grid, eps, dlt), np.ones_like(self.grid))
+        self.legend.get_texts()[1].set_text(f"impossible at ε = {eps:g}, δ = {dlt:g}")
+
+
+def plot_attack_ceiling(epsilon: float = 1.0, delta: float = 1e-5):
+    """The (ε, δ)-DP ceiling on an attack's TPR against LiRA's measured operating points on every model of the table.
+
+    The shaded region is impossible for any attack on an (ε, δ)-DP training. The points are the online LiRA
+    attack's (FPR, TPR) at the thresholds for FPR 0.1 % and 1 % from ``membership_inference.csv`` (512 models per
+    setting): the non-private model and DP-SGD at four targets, labelled with the PLD accountant's ε; a setting whose
+    PLD ε is at most ``epsilon`` must lie below this ceiling. Takeaway: at small ε the non-private attack lies in the impossible region, while every DP-SGD point stays near
+    the guessing diagonal, far below the ceilings its own ε allows. Drawn by ``AttackCeilingPlot``.
+
+    Parameters
+    ----------
+    epsilon : float > 0, the ε of the ceiling.  delta : float in [0, 1).
+
+    Returns
+    -------
+    matplotlib Figure.
+
+    Privacy: none: an attack/measurement.
+
+    Defined in: chapters/12_attacking_models.ipynb
+    """
+    return AttackCeilingPlot().figure(epsilon=epsilon, delta=delta)
+
+
+plot_attack_ceiling.live = AttackCeilingPlot
