@@ -64,7 +64,8 @@ def sequential_epsilon(epsilons: ArrayLike) -> float:
     float, the exact-as-possible sum (``math.fsum``).
 
     Privacy: if mechanism i is ε_i-DP (any neighbouring relation), running all
-    of them, even adaptively, is (Σ ε_i)-DP (Dwork & Roth 2014, Thm 3.16).
+    of them, even adaptively, is (Σ ε_i)-DP (Dwork & Roth 2014, Thm 3.14 and
+    Cor. 3.15; Thm 3.16 is the (ε, δ) version, see ``sequential_delta``).
 
     Defined in: chapters/03_composition.ipynb
 

@@ -67,6 +67,10 @@ def randomized_response(truth: ArrayLike, p: float = 0.75, *, rng: np.random.Gen
     Privacy: ε-LDP with ε = ln(p/(1-p)) (ln 3 at p = 3/4): for either true
     answer of one respondent, P[report | yes] <= e^ε P[report | no]. The
     reports of all respondents are ε-DP for replace-one neighbours.
+    This holds in exact arithmetic: the float coins (a uniform u, a multiple
+    of 2⁻⁵³, compared with a probability) realize each probability only to
+    within 2⁻⁵³, so the realized ε can differ from ε by a few times 2⁻⁵³
+    divided by the smallest report probability.
 
     Defined in: chapters/09_local_dp.ipynb
 
@@ -181,6 +185,10 @@ def krr_perturb(values: ArrayLike, domain: Sequence, epsilon: float, *, rng: np.
 
     Privacy: ε-LDP (the ratio of the largest to the smallest report
     probability is p/q = e^ε); the reports are ε-DP for replace-one neighbours.
+    This holds in exact arithmetic: the float coins (a uniform u, a multiple
+    of 2⁻⁵³, compared with a probability) realize each probability only to
+    within 2⁻⁵³, so the realized ε can differ from ε by a few times 2⁻⁵³
+    divided by the smallest report probability.
 
     Defined in: chapters/09_local_dp.ipynb
 

@@ -111,8 +111,11 @@ def exponential_probabilities(scores: ArrayLike, sensitivity: float, epsilon: fl
     -------
     numpy array of probabilities, summing to 1.
 
-    Privacy: ε-DP for add/remove-one neighbours whatever the number of
-    candidates (McSherry & Talwar 2007; Dwork & Roth 2014, Thm 3.10).
+    Privacy: none by itself: an exact formula that draws nothing. Sampling one
+    candidate from it (``exponential_mech``) is ε-DP in exact arithmetic, whatever
+    the number of candidates, under any neighbouring relation for which
+    ``sensitivity`` bounds Δu (and, with ``monotone``, for which all scores move
+    the same way) (McSherry & Talwar 2007; Dwork & Roth 2014, Thm 3.10).
 
     Defined in: chapters/04_exponential_mechanism.ipynb
 

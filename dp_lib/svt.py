@@ -8,7 +8,8 @@ privacy cost depends on c, not on the number of queries.
 
 ``svt_transcript`` is that loop with the noise scales as arguments;
 ``above_threshold`` (Dwork & Roth's AboveThreshold, c = 1),
-``sparse_vector`` (Lyu, Su & Li 2017, Algorithm 1) and
+``sparse_vector`` (Lyu, Su & Li 2017: their Algorithm 1, which fixes
+ε₁ = ε/2, with the split ε₁ + ε₂ = ε left free) and
 ``numeric_sparse_vector`` (which also releases fresh noisy values of the
 positive queries, with a separately charged budget) fix the scales that make
 them private. ``svt_pattern_probability`` computes the exact probability of
@@ -63,7 +64,8 @@ def _check_runs(size):
 
 
 def _check_budget(epsilon, c, monotone, split):
-    """(ε, c, monotone, share ε₁/ε), checked; share = Lyu–Su–Li's 1 / (1 + (2c)^(2/3)) when split is None."""
+    """(ε, c, monotone, share ε₁/ε), checked; share = Lyu–Su–Li's 1 / (1 + (2c)^(2/3)) when split is None
+    (1 / (1 + c^(2/3)) for monotone queries)."""
     eps = check_epsilon(epsilon)
     c = check_int(c, "c", minimum=1)
     monotone = check_bool(monotone, "monotone")  # checked even when a split is given: it sets the query noise
@@ -135,7 +137,7 @@ def svt_budget_split(epsilon: float, c: int = 1, monotone: bool = False,
 
 def svt_noise_scales(epsilon: float, c: int = 1, *, sensitivity: float = 1.0, monotone: bool = False,
                      split: float | None = None) -> tuple[float, float]:
-    """Laplace scales (threshold, query) of Lyu–Su–Li Algorithm 1: Δ/ε₁ and 2cΔ/ε₂ (cΔ/ε₂ monotone).
+    """Laplace scales (threshold, query) of Lyu–Su–Li SVT, any split: Δ/ε₁ and 2cΔ/ε₂ (cΔ/ε₂ monotone).
 
     Parameters
     ----------
@@ -189,8 +191,9 @@ def svt_transcript(values: ArrayLike, threshold: float, threshold_scale: float, 
     shape (len(values),), or (size, len(values)) with ``size``.
 
     Privacy: depends on the scales; with those of ``svt_noise_scales`` the ⊤ marks are
-    ε-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb) (Lyu, Su & Li 2017, Algorithm 1). The noisy answers are NOT private: releasing
-    them is the classic bug (see ``dp_lib.svt_broken``).
+    ε-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb)
+    (Lyu, Su & Li 2017, Algorithm 1, there with ε₁ = ε/2; the proof holds for any split). The noisy
+    answers are NOT private: releasing them is the classic bug (see ``dp_lib.svt_broken``).
 
     Used in: chapters/06_sparse_vector.ipynb, through ``above_threshold`` and ``sparse_vector``
 
@@ -271,7 +274,7 @@ def above_threshold(values: ArrayLike, threshold: float, epsilon: float, *, rng:
 def sparse_vector(values: ArrayLike, threshold: float, epsilon: float, c: int, *, rng: np.random.Generator,
                   sensitivity: float = 1.0, monotone: bool = False, split: float | None = None,
                   size: int | None = None) -> np.ndarray:
-    """Lyu–Su–Li Algorithm 1: report up to c queries above a noisy threshold, then halt.
+    """Lyu–Su–Li SVT with any split: report up to c queries above a noisy threshold, then halt.
 
     ε = ε₁ + ε₂ (``svt_budget_split``); ρ ~ Lap(Δ/ε₁) drawn once and never
     re-drawn; ν_i ~ Lap(2cΔ/ε₂) (cΔ/ε₂ for monotone queries).
@@ -280,7 +283,8 @@ def sparse_vector(values: ArrayLike, threshold: float, epsilon: float, c: int, *
     ----------
     values, threshold, epsilon, rng, sensitivity, monotone, size : as for ``above_threshold``.
     c : int >= 1, the number of positive answers before halting.
-    split : None or float in (0, 1), the share ε₁/ε (None: Lyu–Su–Li's ratio 1 : (2c)^(2/3)).
+    split : None or float in (0, 1), the share ε₁/ε (None: Lyu–Su–Li's ratio 1 : (2c)^(2/3),
+        or 1 : c^(2/3) with ``monotone``; 0.5 is their Algorithm 1 as published).
 
     Returns
     -------
@@ -290,7 +294,7 @@ def sparse_vector(values: ArrayLike, threshold: float, epsilon: float, c: int, *
 
     Privacy: ε-DP in exact arithmetic (the float implementation is not: see chapters/14_exact_noise.ipynb)
     for neighbours under which every query changes by at most Δ
-    (Lyu, Su & Li 2017, Algorithm 1 and its privacy theorem in §3).
+    (Lyu, Su & Li 2017: their Algorithm 1 fixes ε₁ = ε/2; its privacy proof holds for any split ε₁ + ε₂ = ε).
 
     Defined in: chapters/06_sparse_vector.ipynb
 

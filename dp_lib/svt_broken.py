@@ -162,7 +162,8 @@ def broken_variants_table() -> pd.DataFrame:
     '(1 + 6c)/4 · ε'
     """
     rows = [
-        ("Alg. 1", "Lyu, Su & Li 2017", "ρ ~ Lap(Δ/ε₁), ν ~ Lap(2cΔ/ε₂), halt after c ⊤", "ε", "ε"),
+        ("Alg. 1", "Lyu, Su & Li 2017", "ε₁ = ε/2: ρ ~ Lap(2Δ/ε), ν ~ Lap(4cΔ/ε), halt after c ⊤ "
+                                "(private for any split ε₁ + ε₂ = ε)", "ε", "ε"),
         ("Alg. 2", "Dwork & Roth 2014", "c runs of AboveThreshold at ε/c: ρ ~ Lap(2cΔ/ε), re-drawn after each ⊤; "
                                         "ν ~ Lap(4cΔ/ε)", "ε", "ε"),
         ("Alg. 3", "Roth 2011", "releases q_i + ν_i instead of ⊤", "ε", "∞"),

@@ -86,6 +86,10 @@ def unary_perturb(bits: ArrayLike, p: float, q: float, *, rng: np.random.Generat
 
     Privacy: ε-LDP with ε = ``unary_epsilon(p, q)`` for one-hot inputs (two
     inputs differ in two bits); the reports are ε-DP for replace-one neighbours.
+    This holds in exact arithmetic: the float coins (a uniform u, a multiple
+    of 2⁻⁵³, compared with a probability) realize each probability only to
+    within 2⁻⁵³, so the realized ε can differ from ε by a few times 2⁻⁵³
+    divided by the smallest report probability.
 
     Defined in: chapters/09_local_dp.ipynb
 

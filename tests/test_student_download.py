@@ -36,7 +36,7 @@ def test_the_zip_holds_the_student_edition_of_every_chapter(built, tmp_path):
     with zipfile.ZipFile(built[0]) as archive:
         names = archive.namelist()
         assert names == sorted(names)
-        assert {n.split("/", 1)[0] for n in names} == {download.FOLDER}
+        assert {n.split("/", 1)[0] for n in names} == {download.FOLDER} == {"student_edition"}
         files = [n.split("/", 1)[1] for n in names]
         assert sorted(f for f in files if f.endswith(".ipynb")) == CHAPTERS
         assert "README.md" in files
@@ -47,6 +47,23 @@ def test_the_zip_holds_the_student_edition_of_every_chapter(built, tmp_path):
             tags = [set(c.get("metadata", {}).get("tags", [])) for c in nb.cells]
             assert not any("solution" in t for t in tags), name
             assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), name
+
+
+def test_the_readme_and_the_preface_give_the_same_steps(built):
+    """Unzipped in the clone's root the download is ``student_edition/``, the folder both texts open."""
+    with zipfile.ZipFile(built[0]) as archive:
+        readme = archive.read(f"{download.FOLDER}/README.md").decode("utf-8")
+    preface = (ROOT / "chapters" / "00_preface.md").read_text(encoding="utf-8")
+    bullet = preface[preface.index("**As a student, doing the exercises**"):]
+    bullet = bullet[:bullet.index("\n\n#")]
+    for text in (readme, bullet):
+        position = 0
+        for step in ("git clone", "pip install -r requirements.txt", f"unzip ~/Downloads/{download.ZIP_NAME}",
+                     "jupyter lab student_edition/"):
+            position = text.find(step, position)
+            assert position != -1, f"{step!r} missing, or out of order"
+        assert "python -m tools.make_student_edition" in text
+    assert "Colab" in bullet and "raises-exception" in readme
 
 
 def test_the_preface_links_the_file_the_build_writes():

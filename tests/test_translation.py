@@ -91,6 +91,16 @@ def test_the_check_passes_a_good_translation_and_flags_fuzzy():
     assert message_problems(msgid, msgstr, fuzzy=True) == ["fuzzy"]
 
 
+def test_a_role_shown_inside_a_code_span_is_code_not_a_role():
+    """The preface names MyST syntax (`{glue:text}`, `{dropdown}`) in code spans: the words after such a span are
+    prose to translate, not a role's content to keep; the code spans themselves must still survive."""
+    msgid = "Markup such as `{glue:text}` and `{dropdown}` shows as typed in JupyterLab."
+    assert message_problems(msgid, "在 JupyterLab 中，`{glue:text}` 和 `{dropdown}` 这样的标记会原样显示。",
+                            fuzzy=False) == []
+    assert any(p.startswith("code differ") for p in
+               message_problems(msgid, "在 JupyterLab 中，`{glue:text}` 这样的标记会原样显示。", fuzzy=False))
+
+
 def test_glossary_exists():
     text = (ROOT / "locales" / "zh_CN" / "GLOSSARY.md").read_text(encoding="utf-8")
     for term in ("差分隐私", "隐私预算", "敏感度", "拉普拉斯机制", "指数机制", "随机响应", "本地差分隐私"):
@@ -114,11 +124,13 @@ def test_compiled_catalogs_qualify_every_glue_role_with_its_notebook(tmp_path):
     assert zh_edition._qualified_glue("{glue:text}`k:.2f`, {glue:text}`k`, {glue:text}`b.ipynb::j:.1%`",
                                       "a.ipynb") == \
         "{glue:text}`a.ipynb::k:.2f`, {glue:text}`a.ipynb::k:s`, {glue:text}`b.ipynb::j:.1%`"
+    assert zh_edition._qualified_glue("Markup such as `{glue:text}` stays as typed.", "a.ipynb") == \
+        "Markup such as `{glue:text}` stays as typed."  # a role shown in a code span is code
     glued = 0
     for mo in zh_edition.compile_catalogs():
         with open(mo, "rb") as handle:
             for message in read_mo(handle):
-                for content in re.findall(r"\{glue(?::\w+)?\}`([^`]*)`", str(message.string or "")):
+                for content in re.findall(r"(?<!`)\{glue(?::\w+)?\}`([^`]*)`", str(message.string or "")):
                     assert "::" in content and content.count(":") >= 3, (mo.name, content)
                     glued += 1
     assert glued > 100

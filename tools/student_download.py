@@ -1,8 +1,10 @@
 """Sphinx extension: the student edition as a download on the site (the preface links it).
 
 At ``builder-inited`` it writes the student edition of every chapter (``tools.make_student_edition``: the
-exercises without their solutions, outputs cleared) into one zip file, ``_build/downloads/`` + ``ZIP_NAME`` under
-the book's root. The preface links it with MyST's ``{download}`` role, so Sphinx copies it into the site's
+exercises without their solutions, outputs cleared, plain Markdown) into one zip file, ``_build/downloads/`` +
+``ZIP_NAME`` under the book's root. The zip holds one folder, ``student_edition/``: unzipped in the root of a clone
+of the repository it is the same folder that ``python -m tools.make_student_edition`` writes, and its README and the
+preface say ``jupyter lab student_edition/``. The preface links it with MyST's ``{download}`` role, so Sphinx copies it into the site's
 ``_downloads/`` folder and the link works offline, in both editions. The zip is byte-stable: sorted entries, a
 fixed timestamp, written to a temporary file and renamed, so two builds never see half a file.
 
@@ -19,7 +21,7 @@ from pathlib import Path
 from tools.make_student_edition import write_edition
 
 ZIP_NAME = "dp-by-experiment-student-edition.zip"
-FOLDER = "dp-by-experiment-student-edition"   # the one folder inside the zip
+FOLDER = "student_edition"   # the one folder inside the zip: unzipped in a clone's root, where the README expects it
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)            # zip's earliest date: the same bytes on every build
 
 

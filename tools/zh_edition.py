@@ -86,7 +86,7 @@ def translated(page: str, message: str) -> str:
 
 
 # A glue role and its content: {glue:text}`key`, {glue:text}`key:fmt` or {glue:text}`other.ipynb::key:fmt`.
-_GLUE_ROLE = re.compile(r"(\{glue(?::\w+)?\}`)([^`]*)(`)")
+_GLUE_ROLE = re.compile(r"(?<!`)(\{glue(?::\w+)?\}`)([^`]*)(`)")  # not one shown inside a code span
 
 
 def _qualified_glue(text: str, notebook: str) -> str:
@@ -160,7 +160,7 @@ def extract() -> int:
 # What a translation must carry over unchanged from the English message (MyST markup).
 _MATH = re.compile(r"\$\$.+?\$\$|(?<!\\)\$(?!\s).+?(?<![\s\\])\$", re.S)
 _CODE = re.compile(r"``.+?``|`[^`]+`")
-_ROLE = re.compile(r"\{([\w:-]+)\}`([^`]*)`")
+_ROLE = re.compile(r"(?<!`)\{([\w:-]+)\}`([^`]*)`")  # not a {role} shown inside a code span
 _PLACEHOLDER = re.compile(r"\{[A-Za-z_]\w*\}")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _ENGLISH_WORD = re.compile(r"\b[a-z]{4,}\b")

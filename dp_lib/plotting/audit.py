@@ -1,4 +1,4 @@
-"""Figures of the auditing appendix: the certified lower bound tracking the true ε."""
+"""Figures of chapters/05_auditing.ipynb (Checking a privacy claim): the certified lower bound tracking the true ε."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def laplace_audit_bounds(epsilons, *, seed=2024, scale_factor=1.0, trials=_TRIAL
 
 
 class AuditLaplacePlot(LivePlot):
-    """The slider figure of the appendix (``plot_audit_laplace``), built once and updated per move.
+    """The slider figure of chapters/05_auditing.ipynb (``plot_audit_laplace``), built once and updated per move.
 
     Right: the certified bounds on the grid (cached per seed) with fixed
     limits, as autoscaled for the default seed; the current ε moves the green
@@ -167,12 +167,13 @@ class AuditLaplacePlot(LivePlot):
 
 
 def plot_audit_laplace(epsilon=1.0, seed=2024):
-    """The slider figure of the appendix: the certified bound tracks the true ε of the Laplace mechanism.
+    """The slider figure of chapters/05_auditing.ipynb: the certified bound tracks the true ε of the Laplace mechanism.
 
-    Left: the output densities on the two neighbours at this ε and the audited
-    event. Right: certified lower bounds against the true ε on the grid
-    ``AUDIT_EPSILONS``, for the correct mechanism and for the Δ/(2ε) bug, with
-    the current ε marked. The grid is computed once (cached), so a redraw only
+    Left: the correct mechanism's output densities on the two neighbours at
+    this ε and the audited event. Right: certified lower bounds against the
+    claimed ε on the grid ``AUDIT_EPSILONS``, for the correct mechanism (true
+    ε = the claim) and for the Δ/(2ε) bug (true ε = twice the claim), with the
+    current ε marked. The grid is computed once (cached), so a redraw only
     draws the figure. Only slider parameters are arguments. Drawn by ``AuditLaplacePlot``.
 
     Defined in: chapters/05_auditing.ipynb
@@ -184,7 +185,7 @@ plot_audit_laplace.live = AuditLaplacePlot
 
 
 def audit_laplace_figure(epsilon, *, seed=2024, grid=AUDIT_EPSILONS, trials=_TRIALS):
-    """Output densities with the event (left); certified ε_lb against the true ε (right).
+    """Output densities with the event (left); certified ε_lb against the claimed ε (right).
 
     ``plot_audit_laplace`` with another grid or number of runs (``AuditLaplacePlot``).
 

@@ -66,7 +66,7 @@ def plot_saa_tradeoff(epsilon=1.0, *, ks=(10, 20, 50, 100, 200, 500, 1000, 2000,
     Chunks by a hash of the SSN. Left: f = mean clipped to [0, 100]; right:
     f = standard deviation clipped to [0, 50]. The bias is exact
     (mean of the chunk answers minus f of the whole data), the noise std is
-    √2·(U - L)/(Kε), so the figure needs no simulation (K is the keyword ``k`` of ``chunk_answers``).
+    √2·(H - L)/(Kε) for the answer range [L, H], so the figure needs no simulation (K is the keyword ``k`` of ``chunk_answers``).
 
     Defined in: chapters/07_local_sensitivity.ipynb
     """

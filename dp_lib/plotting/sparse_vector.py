@@ -194,7 +194,7 @@ def plot_svt_split(epsilon: float = 0.5, threshold: float = 50, cs: tuple[int, .
 
     For each c, the mean number of reported countries that truly are above T
     (out of at most c), on the country counts with monotone queries, as the
-    threshold's share ε₁/ε varies; dots mark Lyu, Su & Li's share 1/(1 + c^(2/3)),
+    threshold's share ε₁/ε varies; dots mark Lyu, Su & Li's share for monotone queries, 1/(1 + c^(2/3)),
     crosses the even split 1/2.
 
     Defined in: chapters/06_sparse_vector.ipynb
@@ -212,7 +212,7 @@ def plot_svt_split(epsilon: float = 0.5, threshold: float = 50, cs: tuple[int, .
         ax.plot([best], marks[:1], "o", color=color)
         ax.plot([0.5], marks[1:], "x", color=color)
     ax.set(xlabel="share of the budget on the threshold, ε₁/ε", ylabel="truly-above countries reported",
-           title=f"Budget split at ε = {eps:g}, T = {threshold:g} (dots: 1 : c^(2/3), crosses: 1 : 1)")
+           title=f"Budget split at ε = {eps:g}, T = {threshold:g} (dots: monotone ratio 1 : c^(2/3), crosses: 1 : 1)")
     ax.title.set_fontsize(10)
     ax.legend(fontsize=8)
     return fig
