@@ -8,8 +8,9 @@ on ε, to hold against the ε the accountants state for the same σ, q and T (``
 
 The canary here is a "Dirac canary": a new feature that every real row has at 0 and the canary has at
 ``scale`` = M, with label 1. Only the canary moves the weight θ_j of that feature, so the 1-d output is θ_j.
-Its per-example gradient is r·M e_j with r = σ(M θ_j) - 1; while M σ(-M θ_j) >= C it is clipped to exactly
-C = ``clip_norm``, the most any record may move the sum. Then with q = 1 (full batch) θ_j·B/(ηC) is
+Its per-example gradient is r·M e_j with r = σ(M θ_j) - 1, of norm M σ(-M θ_j); while that is >= C, i.e. while
+θ_j <= ln(M/C - 1)/M ((ln 3)/4 ≈ 0.27 for M = 4, C = 1), it is clipped to exactly C = ``clip_norm``, the most any
+record may move the sum. Then with q = 1 (full batch) θ_j·B/(ηC) is
 N(0, Tσ²) without the canary and N(T, Tσ²) with it: exactly the T-fold Gaussian mechanism the accountant
 charges, so the audit tests the accountant's own worst case.
 """
@@ -44,7 +45,8 @@ def canary_datasets(X: ArrayLike, y: ArrayLike, *, scale: float = 4.0) -> tuple[
     Parameters
     ----------
     X : n × d features; y : n labels in {0, 1}.  scale : float > 0, M, the canary's value of the new feature
-        (M >= 2C keeps its gradient at the clipping norm C while θ_j <= 0; see the module docstring).
+        (its gradient is clipped to exactly C while M σ(-M θ_j) >= C, i.e. θ_j <= ln(M/C - 1)/M, which needs
+        M > C; for M = 4, C = 1, θ_j <= (ln 3)/4 ≈ 0.27; see the module docstring).
 
     Returns
     -------

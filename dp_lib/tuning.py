@@ -16,8 +16,9 @@ differential privacy", arXiv 2110.03620):
 
 - Definition 1: for η > -1 and γ ∈ (0, 1), P[K = k] = (1-γ)^k/(γ^{-η} - 1) ∏_{ℓ<k} (ℓ+η)/(ℓ+1), k >= 1;
   E[K] = η(1-γ)/(γ(1-γ^η)) (η ≠ 0), (1/γ - 1)/ln(1/γ) (η = 0).
-- Theorem 2: if one run Q is (λ, ε)-RDP and (λ̂, ε̂)-RDP (λ > 1, λ̂ >= 1) and its outputs are totally
-  ordered, releasing the best of K ~ D_{η,γ} independent runs is (λ, ε')-RDP with
+- Theorem 2: if one run Q is (λ, ε)-RDP and (λ̂, ε̂)-RDP (λ > 1, λ̂ >= 1, η > -1, γ ∈ (0, 1)), its outputs
+  are totally ordered, and the K runs are i.i.d. (each drawing its candidate from one fixed, non-adaptive
+  distribution), releasing the best of K ~ D_{η,γ} runs is (λ, ε')-RDP with
   ε' = ε + (1+η)(1 - 1/λ̂) ε̂ + (1+η) ln(1/γ)/λ̂ + ln(E[K])/(λ - 1).
 - Corollary 3 (pure DP): Q ε-DP ⇒ the best of K ~ D_{η,γ} is (2+η)ε-DP; η = 1 (geometric K, i.e.
   stop after each run with probability γ) is Liu & Talwar's 3ε.
@@ -28,8 +29,12 @@ differential privacy", arXiv 2110.03620):
   best output is released. **The number of runs K is not part of the released output**: (K, best) together
   is only Kε-DP (``tuning_output_pmf`` shows it). The tuners return K for teaching; never publish it.
 
-These were checked against two independent implementations that cite the theorem numbers (OpenDP's
-``make_select_private_candidate`` bounds, autodp's ``RDP_selection``), not against the PDF itself.
+The RDP bounds (Theorems 2 and 6, and the mean of D_{η,γ}) match autodp's independent implementation, which cites
+the theorems (``RDP_selection_TNB`` and ``RDP_selection_poisson``); they were not checked against the PDF itself.
+OpenDP's ``make_select_private_candidate`` is a related but different result (Liu & Talwar's threshold
+variant, 2ε-DP), not these theorems. All the privacy statements hold in exact arithmetic: K is drawn with
+numpy's floating-point samplers (``sample_tnb``), so its law is D_{η,γ} only up to floating point, the caveat of
+chapters/14_exact_noise.ipynb.
 Liu & Talwar's (ε, δ) and T-bounded variants are not implemented (their statements were not verified).
 
 ``adult_tuning_run`` builds the chapter's realistic run: DP-SGD on Adult (``minibatch_dp_sgd``) scored by a
@@ -450,7 +455,8 @@ def random_stopping(run: Callable, candidates: Sequence, epsilon: float, gamma: 
     TuningResult(config, model, score, runs); ties go to the earlier candidate in the list.
 
     Privacy: 3ε-DP (Papernot–Steinke Cor. 3 with η = 1; Liu & Talwar) for config, model and score,
-    for the relation the runs' ε is stated for; ``runs`` is not covered: keep it secret.
+    for the relation the runs' ε is stated for, in exact arithmetic (K is drawn by a floating-point sampler:
+    chapters/14_exact_noise.ipynb); ``runs`` is not covered: keep it secret.
 
     Defined in: chapters/12_attacking_models.ipynb
 
@@ -489,7 +495,8 @@ def tnb_tuning(run: Callable, candidates: Sequence, run_event: DpEvent, delta: f
     TuningResult(config, model, score, runs); ties go to the earlier candidate in the list.
 
     Privacy: (ε, δ)-DP with ε = ``tnb_tuning_epsilon(run_event, delta, eta, gamma)`` for config, model and
-    score; ``runs`` is not covered: keep it secret.
+    score, in exact arithmetic (K is drawn by a floating-point sampler: chapters/14_exact_noise.ipynb);
+    ``runs`` is not covered: keep it secret.
 
     Defined in: chapters/12_attacking_models.ipynb
 
@@ -517,7 +524,9 @@ def adult_tuning_run(epsilon: float = 0.5, delta: float = 1e-5, validation_epsil
     The training rows of ``adult_features()`` are split by a per-record rule (``holdout_mask`` of the SSN's
     digits rearranged; about 20 % validation). A run trains ``minibatch_dp_sgd`` at (ε, δ) on the rest (its
     size taken as public, as in the learning chapter) and scores the model by the number of correct validation
-    predictions plus Lap(1/``validation_epsilon``), divided by the validation size; it returns (score, θ).
+    predictions plus Lap(1/``validation_epsilon``), divided by the validation size, which is likewise taken as
+    public (a fixed number, like ``public_n``; dividing the noisy count by it changes no ranking); it returns
+    (score, θ).
 
     Parameters
     ----------
@@ -551,15 +560,16 @@ def adult_tuning_run(epsilon: float = 0.5, delta: float = 1e-5, validation_epsil
     ssn = ssn[~holdout_mask(ssn)]  # the training rows of adult_features, in order
     val = holdout_mask(ssn.str[8:11] + "-" + ssn.str[4:6] + "-" + ssn.str[0:3] + ssn.str[7])
     X_fit, y_fit, X_val, y_val = data.X_train[~val], data.y_train[~val], data.X_train[val], data.y_train[val]
+    public_fit_n, public_val_n = len(y_fit), len(y_val)  # taken as public: fixed numbers, not recomputed per data set
     sgd = Repeated(PoissonSampled(rate, GaussianEvent(dp_sgd_sigma(eps, dlt, rate, t))), t)
     event = sgd if eps_val is None else Composed([sgd, LaplaceEvent(1.0 / eps_val)])
 
     def run(config: tuple, *, rng: np.random.Generator) -> tuple[float, np.ndarray]:
         learning_rate, clip_norm = config
-        theta, _ = minibatch_dp_sgd(X_fit, y_fit, eps, dlt, t, clip_norm, q=rate, public_n=len(y_fit), rng=rng,
+        theta, _ = minibatch_dp_sgd(X_fit, y_fit, eps, dlt, t, clip_norm, q=rate, public_n=public_fit_n, rng=rng,
                                     learning_rate=learning_rate)
         correct = float(np.sum(((X_val @ theta) > 0) == y_val))
         noisy = correct if eps_val is None else laplace_mech(correct, 1.0, eps_val, rng=rng)
-        return noisy / len(y_val), theta
+        return noisy / public_val_n, theta
 
     return run, event

@@ -461,6 +461,8 @@ EDGE_CALLS = {
                    dict(scores=[0.9, 0.8, 0.7, 0.1], fpr=0.25)),
     "roc_curve": (lambda scores: dp.roc_curve(scores, [True, False, True, False]), dict(scores=[0.9, 0.8, 0.7, 0.1])),
     "roc_auc": (lambda scores: dp.roc_auc(scores, [True, False, True, False]), dict(scores=[0.9, 0.8, 0.7, 0.1])),
+    "pld_max_tpr": (lambda fpr: dp.pld_max_tpr(fpr, dp.PldAccountant().compose(dp.GaussianEvent(2.0))),
+                    dict(fpr=0.01)),
     "canary_datasets": (dp.canary_datasets, dict(X=_X, y=_Y, scale=4.0)),
     "canary_mechanism": None,  # takes a trainer (a callable) and returns one; its runs are swept through audit_canary
     "replay_mechanism": (dp.replay_mechanism, dict(outputs=[1.0, 2.0], outputs_prime=[3.0])),

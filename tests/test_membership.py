@@ -1,6 +1,8 @@
-"""dp_lib.membership: the rates on toy cases with known answers, LiRA's likelihood ratio, the shipped table."""
+"""dp_lib.membership: the rates on toy cases with known answers, LiRA's likelihood ratio, the PLD ceiling, the shipped
+table, and the chapter's exercise checks."""
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -8,8 +10,11 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
-from dp_lib import (clopper_pearson, gradient_descent, leave_one_out_scores, lira_scores, loss_scores, make_rng,
-                    max_tpr, roc_auc, roc_curve, tpr_at_fpr, train_on_random_halves, true_label_logit)
+from dp_lib import (PldAccountant, clopper_pearson, dp_sgd_sigma, gradient_descent, leave_one_out_scores, lira_scores,
+                    loss_scores, make_rng, max_tpr, pld_max_tpr, roc_auc, roc_curve, tpr_at_fpr, train_on_random_halves,
+                    true_label_logit)
+from dp_lib.events import GaussianEvent, PoissonSampled, Repeated
+from dp_lib.membership import _delta_curve
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = ROOT / "dp_lib" / "datasets" / "membership_inference.csv"
@@ -108,16 +113,82 @@ def test_random_halves_are_fair_coins_and_each_model_sees_its_half():
     assert abs(keep.mean() - 0.5) < 4 * math.sqrt(0.25 / keep.size)
 
 
+# --- the ceiling the PLD accountant certifies --------------------------------------------------------------------
+
+def _sgd(target, q=0.2, steps=100):
+    """The PLD accountant of the table's DP-SGD training calibrated by RDP for ``target`` (q = 0.2, T = 100)."""
+    return PldAccountant().compose(Repeated(PoissonSampled(q, GaussianEvent(dp_sgd_sigma(target, 1e-5, q, steps))),
+                                            steps))
+
+
+def test_delta_curve_is_the_hockey_stick_formula_vectorised():
+    acc = _sgd(2.0)
+    eps = np.concatenate([[0.0, 1e-9], make_rng(7).uniform(0.0, 6.0, 40), [50.0]])
+    for pld in acc.plds:
+        assert _delta_curve(pld, eps) == pytest.approx([pld.delta(e) for e in eps], rel=1e-9, abs=1e-14)
+
+
+@pytest.mark.parametrize("target,expected", [(0.5, (0.00154, 0.01403)), (1.0, (0.00222, 0.01868)),
+                                             (2.0, (0.00425, 0.03066))])
+def test_pld_ceiling_agrees_with_dp_accounting(target, expected):
+    """The same minimum over ε, with δ(ε) from Google's dp-accounting 0.6 PLD (get_delta_for_epsilon), and the
+    values the DP review read off it (0.00154/0.01403, 0.00222/0.0187, 0.00425/0.0307); all below the ceiling of
+    the single pair (ε_PLD, 1e-5)."""
+    from dp_accounting import dp_event
+    from dp_accounting import pld as g_pld
+
+    sigma, fpr = dp_sgd_sigma(target, 1e-5, 0.2, 100), np.array([0.001, 0.01])
+    event = dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(0.2, dp_event.GaussianDpEvent(sigma)), 100)
+    theirs = g_pld.PLDAccountant(value_discretization_interval=1e-4).compose(event)._pld
+    eps = np.linspace(0.0, 6.0, 6001)
+    d = np.array(theirs.get_delta_for_epsilon(eps))[:, None]
+    google = np.minimum(np.min(np.exp(eps)[:, None] * fpr + d, axis=0),
+                        np.min(1 - np.exp(-eps)[:, None] * (1 - d - fpr), axis=0))
+    acc = _sgd(target)
+    mine = pld_max_tpr(fpr, acc)
+    assert mine == pytest.approx(google, rel=1e-4)
+    assert pld_max_tpr(fpr, acc, epsilons=eps) == pytest.approx(google, rel=1e-4)
+    assert mine.round(5).tolist() == list(expected)
+    assert np.all(mine < max_tpr(fpr, acc.epsilon(1e-5), 1e-5))
+
+
+def test_pld_ceiling_is_valid_and_tight_for_a_gaussian():
+    """One Gaussian step with σ = 2 is exactly (1/2)-GDP: the best test has TPR Φ(Φ⁻¹(FPR) + 1/2). The accountant's
+    ceiling lies above it (a valid bound, the discretisation is pessimistic) and within 1e-3; a coarse ε grid is
+    still valid, only looser."""
+    acc = PldAccountant().compose(GaussianEvent(2.0))
+    fpr = np.geomspace(1e-4, 0.5, 30)
+    exact = norm.cdf(norm.ppf(fpr) + 0.5)
+    ceiling = pld_max_tpr(fpr, acc)
+    assert np.all(ceiling >= exact - 1e-12) and np.all(ceiling - exact < 1e-3)
+    coarse = pld_max_tpr(fpr, acc, epsilons=[0.0, 1.0, 3.0])
+    assert np.all(coarse >= ceiling - 1e-12) and np.any(coarse > ceiling + 1e-3)
+    assert pld_max_tpr(0.0, acc) < 1e-9 and pld_max_tpr(1.0, acc) == 1.0
+    assert isinstance(pld_max_tpr(0.01, acc), float) and pld_max_tpr(fpr, acc).shape == fpr.shape
+
+
+def test_pld_ceiling_names_bad_input():
+    acc = PldAccountant().compose(GaussianEvent(2.0))
+    with pytest.raises(TypeError, match="accountant"):
+        pld_max_tpr(0.1, 1.0)
+    with pytest.raises(ValueError, match="accountant"):
+        pld_max_tpr(0.1, PldAccountant())
+    with pytest.raises(ValueError, match="fpr"):
+        pld_max_tpr(1.5, acc)
+    with pytest.raises(ValueError, match="epsilons"):
+        pld_max_tpr(0.1, acc, epsilons=[-1.0])
+
+
 # --- the shipped table ------------------------------------------------------------------------------------------
 
-def _ceiling_respected(row, epsilon, delta=1e-5, alpha=1e-3):
-    """The measured rates are consistent with the ceiling: the Clopper–Pearson lower bound on the TPR lies below
-    the ceiling at the Clopper–Pearson upper bound on the FPR (both one-sided at level alpha)."""
+def _ceiling_respected(row, ceiling, alpha=1e-3):
+    """The measured rates are consistent with ``ceiling`` (a function of the FPR): the Clopper–Pearson lower bound
+    on the TPR lies below the ceiling at the Clopper–Pearson upper bound on the FPR (both one-sided at level alpha)."""
     ok = True
     for f in ("0.001", "0.01"):
         tpr_low = clopper_pearson(row[f"true_positives_at_{f}"], row["in_scores"], alpha)[0]
         fpr_high = clopper_pearson(row[f"false_positives_at_{f}"], row["out_scores"], alpha)[1]
-        ok &= bool(tpr_low <= max_tpr(fpr_high, epsilon, delta))
+        ok &= bool(tpr_low <= ceiling(fpr_high))
     return ok
 
 
@@ -125,11 +196,18 @@ def test_private_models_respect_the_ceiling_and_the_check_can_fail():
     table = pd.read_csv(TABLE)
     private = table[table["model"] == "DP-SGD"]
     assert len(private) == 12
-    assert all(_ceiling_respected(row, row["epsilon_pld"]) for _, row in private.iterrows())
+    accountants = {eps: _sgd(eps) for eps in private["epsilon"].unique()}
+    assert all(_ceiling_respected(row, lambda f, a=accountants[row["epsilon"]]: pld_max_tpr(f, a))
+               for _, row in private.iterrows())
     assert (private["epsilon_pld"] < private["epsilon"]).all()  # PLD is tighter than the RDP calibration
+    for eps, acc in accountants.items():  # the stored ceilings are the accountant's curve, below the single pair's
+        row = private[private["epsilon"] == eps].iloc[0]
+        for f in (0.001, 0.01):
+            assert row[f"ceiling_at_{f:g}"] == round(pld_max_tpr(f, acc), 5)
+            assert row[f"ceiling_at_{f:g}"] < max_tpr(f, row["epsilon_pld"], 1e-5)
     # the non-private model's LiRA breaks the ceiling that DP-SGD at ε = 0.5 would impose: the check has teeth
     lira = table[(table["model"] == "non-private") & (table["attack"] == "online")].iloc[0]
-    assert not _ceiling_respected(lira, 0.4542)
+    assert not _ceiling_respected(lira, lambda f: pld_max_tpr(f, accountants[0.5]))
 
 
 def test_table_rests_on_enough_non_member_scores():
@@ -170,3 +248,58 @@ def test_bad_inputs_name_the_parameter():
         train_on_random_halves([[1.0]], [1.0], 2, lambda X, y, rng: gradient_descent(X, y, 1), rng=0)
     with pytest.raises(ValueError, match="theta"):
         true_label_logit([1.0, 2.0, 3.0], [[1.0, 2.0]], [1.0])
+
+
+def test_discounted_tail_carries_across_blocks():
+    """W_k = Σ_{j>=k} m_j r^(j-k), checked by brute force with r small enough for blocks of 6 points."""
+    from dp_lib.membership import _discounted_tail
+
+    m = make_rng(8).random(50)
+    for r in (math.exp(-100.0), 0.5, 0.9999):
+        brute = [sum(m[j] * r ** (j - k) for j in range(k, 50)) for k in range(50)]
+        assert _discounted_tail(m, r) == pytest.approx(brute, rel=1e-12)
+
+
+# --- the chapter's exercise checks ---------------------------------------------------------------------------------
+
+def _check_cell(label):
+    import json
+
+    nb = json.loads((ROOT / "chapters" / "12_attacking_models.ipynb").read_text())
+    return next("".join(c["source"]) for c in nb["cells"] if c.get("id", "").startswith(f"ch12-{label}-check-"))
+
+
+def _run_check(label, answer):
+    """Run the chapter's check cell with ``answer``; the message of the failed assertion, or None if it passes."""
+    namespace = {"math": math, "np": np, "norm": norm, "clopper_pearson": clopper_pearson, "max_tpr": max_tpr,
+                 f"answer_{label}": answer}
+    try:
+        exec(_check_cell(label), namespace)
+    except AssertionError as err:
+        return str(err)
+    return None
+
+
+_EX1 = float(max_tpr(0.01, 2.0, 1e-3))
+_EX2 = float(norm.cdf(0.5 / math.sqrt(2)))
+
+
+@pytest.mark.parametrize("label,answer,message", [
+    ("ex1", None, "set answer_ex1"), ("ex1", _EX1, None), ("ex1", 0.075, None), ("ex1", round(_EX1, 4), None),
+    ("ex1", math.exp(2) * 0.01, "add delta"), ("ex1", 0.021, "grows with e.eps, not with eps"), ("ex1", 0.05, "max_tpr"),
+    ("ex2", None, "set answer_ex2"), ("ex2", _EX2, None), ("ex2", 0.64, None), ("ex2", 0.638, None),
+    ("ex2", _EX2 + 0.004, None), ("ex2", _EX2 - 0.008, None),  # estimates: 3 standard deviations at 10,000 draws
+    ("ex2", float(norm.cdf(0.5)), "not Phi\\(0.5\\)"), ("ex2", float(norm.cdf(0.25)), "not 2"),
+    ("ex2", 0.5, "AUC = P"), ("ex2", 0.55, "AUC = P"),
+    ("ex3", None, "must be"), ("ex3", (3.0, 0.6, 15.0), None), ("ex3", (3, 0.6, 15), None),
+    ("ex3", (3.0, 0.4, 15.0), "eta = 0"), ("ex3", (3.0, 3.0, 15.0), "does not pay per run"),
+    ("ex3", (0.2, 0.6, 15.0), "composes 15 runs"), ("ex3", (3.0, 0.6, 1 / 15), "mean 1/gamma"),
+    ("ex4", None, "set answer_ex4"), ("ex4", 50_000, None), ("ex4", 20_000, "alpha/4"), ("ex4", 10_000, "stays below"),
+    ("ex4", 5000, "stays below"), ("ex4", 100_000, "smaller size"), ("ex4", 30_000, "must be one of"),
+])
+def test_exercise_checks_accept_right_answers_and_name_the_mistakes(label, answer, message):
+    got = _run_check(label, answer)
+    if message is None:
+        assert got is None, got
+    else:
+        assert got is not None and re.search(message, got), got
