@@ -33,13 +33,15 @@ Modules are split by topic, and every public name is re-exported here:
 - ``visits``: the user-level chapter's shop log (generator and loader)
 - ``contributions``: user-level privacy: contribution bounding, partition selection
 - ``pipelinedp_release``: the PipelineDP pipeline, checked and with numpy's global state restored
+- ``tuning``: private hyperparameter tuning: best of k, random stopping, Papernot–Steinke's random number of runs
+- ``membership``: membership inference (loss threshold, LiRA) and TPR at low FPR; ``canary``: the canary audit of DP-SGD
 - ``widgets``: ``interact_figure``, the chapters' sliders (one PNG per move), and ``setup_figures``
 
 Every function that draws noise takes a keyword-only ``rng`` (a
 ``numpy.random.Generator``).
 """
 
-from . import (accounting, aggregate, attacks, audit, audit_records, composition, composition_rules, consistency, contributions, data, dp_sgd, events, exact, fdp, features, floating, hypothesis, intervals, learning, local, logistic, mechanisms, noise, pipelinedp_release, pld, quantiles, query_release, random, rdp, selection, sensitivity, shuffling, snapping, statistics, svt, synthetic, unary, visits, widgets)  # noqa: F401  (each module's __all__ is re-exported below)
+from . import (accounting, aggregate, attacks, audit, audit_records, composition, composition_rules, consistency, contributions, data, dp_sgd, events, exact, fdp, features, floating, hypothesis, intervals, learning, local, logistic, mechanisms, noise, pipelinedp_release, pld, quantiles, query_release, random, rdp, selection, sensitivity, shuffling, snapping, statistics, svt, synthetic, tuning, unary, visits, widgets)  # noqa: F401  (each module's __all__ is re-exported below)
 from .accounting import *  # noqa: F401,F403
 from .aggregate import *  # noqa: F401,F403
 from .attacks import *  # noqa: F401,F403
@@ -76,11 +78,18 @@ from .snapping import *  # noqa: F401,F403
 from .statistics import *  # noqa: F401,F403
 from .svt import *  # noqa: F401,F403
 from .synthetic import *  # noqa: F401,F403
+from .tuning import *  # noqa: F401,F403
 from .unary import *  # noqa: F401,F403
 from .visits import *  # noqa: F401,F403
 from .widgets import *  # noqa: F401,F403
 
-__all__ = [name for module in (accounting, aggregate, attacks, audit, audit_records, composition, composition_rules, consistency, contributions, data, dp_sgd, events, exact, fdp, features, floating, hypothesis, intervals, learning, local, logistic, mechanisms, noise, pipelinedp_release, pld, quantiles, query_release, random, rdp, selection, sensitivity, shuffling, snapping, statistics, svt, synthetic, unary, visits, widgets) for name in module.__all__]
+__all__ = [name for module in (accounting, aggregate, attacks, audit, audit_records, composition, composition_rules, consistency, contributions, data, dp_sgd, events, exact, fdp, features, floating, hypothesis, intervals, learning, local, logistic, mechanisms, noise, pipelinedp_release, pld, quantiles, query_release, random, rdp, selection, sensitivity, shuffling, snapping, statistics, svt, synthetic, tuning, unary, visits, widgets) for name in module.__all__]
+
+# the chapter 'Attacking and tuning models': membership inference and the canary audit of DP-SGD
+from . import canary, membership  # noqa: E402,F401
+from .canary import *  # noqa: E402,F401,F403
+from .membership import *  # noqa: E402,F401,F403
+__all__ += [*membership.__all__, *canary.__all__]
 
 __version__ = "0.3.0.dev0"
 

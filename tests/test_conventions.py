@@ -127,6 +127,13 @@ def _audit(**kw):
 # name -> (function, {argument: valid value}). The sweep replaces one argument at a time by an extreme
 # value. Adding a public function means adding ONE line here. ``None`` marks a name with no sweep (say why).
 _LOG = pd.DataFrame({"user": [1, 1, 2], "page": ["a", "b", "a"], "spend": [5.0, 50.0, 1.0]})
+_SHADOWS, _KEEP = [[2.0, 0.0], [2.2, 0.2], [0.0, 2.0], [0.2, 2.2]], [[True, False], [True, False], [False, True],
+                                                                          [False, True]]
+
+
+def _FAKE_TRAINER(X, y, rng):  # a stand-in training for the sweeps: a random θ of the right length
+    return rng.normal(size=np.shape(X)[1])
+
 
 EDGE_CALLS = {
     "hash_chunks": (dp.hash_chunks, dict(keys=[1, 2, 3], k=2)),
@@ -417,6 +424,52 @@ EDGE_CALLS = {
     "rejection_rate": (lambda cell_probabilities, n, epsilon, trials, alpha, draws: dp.rejection_rate(
         cell_probabilities, n, epsilon, trials, rng=make_rng(0), alpha=alpha, draws=draws),
         dict(cell_probabilities=[[0.25, 0.25], [0.25, 0.25]], n=50, epsilon=1.0, trials=10, alpha=0.05, draws=20)),
+    # chapters/12_attacking_models.ipynb: private hyperparameter tuning (dp_lib.tuning)
+    "TuningResult": None,  # a record returned by the tuners
+    "best_of_k_epsilon": (dp.best_of_k_epsilon, dict(epsilon=0.5, k=8)),
+    "random_stopping_epsilon": (dp.random_stopping_epsilon, dict(epsilon=0.5, eta=1.0)),
+    "tnb_mean": (dp.tnb_mean, dict(eta=1.0, gamma=0.1)),
+    "tnb_tuning_rdp": (dp.tnb_tuning_rdp, dict(order=2.0, rdp=0.1, order_hat=4.0, rdp_hat=0.2, eta=1.0, gamma=0.1)),
+    "poisson_tuning_rdp": (dp.poisson_tuning_rdp, dict(order=3.0, rdp=0.2, epsilon_hat=0.4, delta_hat=1e-6, mu=10.0)),
+    "tnb_tuning_epsilon": (lambda delta, eta, gamma: dp.tnb_tuning_epsilon(dp.EpsilonDeltaEvent(0.1), delta, eta, gamma),
+                           dict(delta=1e-5, eta=1.0, gamma=0.1)),
+    "tuning_output_pmf": (lambda pmf, k: dp.tuning_output_pmf(pmf, k=k), dict(pmf=[0.5, 0.5], k=3)),
+    "sample_tnb": (dp.sample_tnb, dict(eta=2.0, gamma=0.3, rng=make_rng(0))),
+    "best_of_k": (lambda candidates: dp.best_of_k(lambda c, *, rng: (float(rng.integers(3)), c), candidates,
+                                                  dp.EpsilonDeltaEvent(1.0), rng=make_rng(0)),
+                  dict(candidates=[1.0, 2.0])),
+    "random_stopping": (lambda epsilon, gamma: dp.random_stopping(lambda c, *, rng: (float(rng.integers(3)), c),
+                                                                  ["a", "b"], epsilon, gamma, rng=make_rng(0)),
+                        dict(epsilon=1.0, gamma=0.5)),
+    "tnb_tuning": (lambda delta, eta, gamma: dp.tnb_tuning(lambda c, *, rng: (float(rng.integers(3)), c), ["a", "b"],
+                                                           dp.EpsilonDeltaEvent(0.1), delta, eta=eta, gamma=gamma,
+                                                           rng=make_rng(0)), dict(delta=1e-5, eta=1.0, gamma=0.5)),
+    "adult_tuning_run": None,  # loads the Adult data and trains DP-SGD (seconds per sweep value); tests/test_tuning.py
+    # chapters/12_attacking_models.ipynb: membership inference (dp_lib.membership) and the canary audit (dp_lib.canary)
+    "true_label_logit": (dp.true_label_logit, dict(theta=[0.5, 0.5], X=_X, y=_Y)),
+    "loss_scores": (dp.loss_scores, dict(theta=[0.5, 0.5], X=_X, y=_Y)),
+    "train_on_random_halves": (lambda X, y, models: dp.train_on_random_halves(X, y, models, _FAKE_TRAINER,
+                                                                              rng=make_rng(0)),
+                               dict(X=_X, y=_Y, models=3)),
+    "lira_scores": (dp.lira_scores, dict(target_logits=[0.1, 0.2], shadow_logits=_SHADOWS, shadow_keep=_KEEP,
+                                         online=True, global_variance=False)),
+    "leave_one_out_scores": (lambda logits, global_variance: dp.leave_one_out_scores(
+        logits, np.vstack([_KEEP, [True, True]]), global_variance=global_variance),
+        dict(logits=[[2.0, 0.0], [2.2, 0.2], [0.0, 2.0], [0.2, 2.2], [2.1, 2.1]], global_variance=False)),
+    "OperatingPoint": None,  # a NamedTuple record returned by tpr_at_fpr
+    "tpr_at_fpr": (lambda scores, fpr: dp.tpr_at_fpr(scores, [True, False, True, False], fpr),
+                   dict(scores=[0.9, 0.8, 0.7, 0.1], fpr=0.25)),
+    "roc_curve": (lambda scores: dp.roc_curve(scores, [True, False, True, False]), dict(scores=[0.9, 0.8, 0.7, 0.1])),
+    "roc_auc": (lambda scores: dp.roc_auc(scores, [True, False, True, False]), dict(scores=[0.9, 0.8, 0.7, 0.1])),
+    "pld_max_tpr": (lambda fpr: dp.pld_max_tpr(fpr, dp.PldAccountant().compose(dp.GaussianEvent(2.0))),
+                    dict(fpr=0.01)),
+    "canary_datasets": (dp.canary_datasets, dict(X=_X, y=_Y, scale=4.0)),
+    "canary_mechanism": None,  # takes a trainer (a callable) and returns one; its runs are swept through audit_canary
+    "replay_mechanism": (dp.replay_mechanism, dict(outputs=[1.0, 2.0], outputs_prime=[3.0])),
+    "audit_canary": (lambda delta, claimed_epsilon, scale, confidence: dp.audit_canary(
+        _FAKE_TRAINER, _X, _Y, 40, rng=make_rng(0), pilot_trials=10, delta=delta, claimed_epsilon=claimed_epsilon,
+        scale=scale, confidence=confidence), dict(delta=1e-5, claimed_epsilon=2.0, scale=4.0, confidence=0.95)),
+    "accountant_epsilons": (dp.accountant_epsilons, dict(noise_multiplier=2.0, q=0.5, steps=3, delta=1e-5)),
     # L-B: the accounting events of dp_lib.events
     "DpEvent": None,  # the abstract base class: it takes no arguments (its subclasses are swept below)
     "EpsilonDeltaEvent": (dp.EpsilonDeltaEvent, dict(epsilon=1.0, delta=1e-6)),
@@ -482,6 +535,9 @@ def _probe(name, argument, value):
 
 # documented infinite answers: the exact limits ±inf at u = 0 or 1, and "no data set is ever unsafe"
 INFINITE_OK = {"laplace_inverse_cdf", "distance_to_high_sensitivity"}
+# LiRA scores: NaN where an example has no IN (or OUT) shadow, and ±inf for a logit beyond float64 reach of the
+# Gaussians (documented in lira_scores)
+INFINITE_OK |= {"lira_scores", "leave_one_out_scores"}
 SWEPT = [(n, a) for n, e in EDGE_CALLS.items() if e is not None for a in e[1] if a != "rng"]
 
 

@@ -20,7 +20,10 @@ DATASETS = ROOT / "dp_lib" / "datasets"
 #: dp_sgd_accuracy.csv takes minutes to rebuild (`python -m benchmarks.dp_sgd_table`, 60 private trainings), so it
 #: is held to its checksum; Chapter 11 recomputes one of its rows in front of the reader.
 DP_SGD_ACCURACY_SHA256 = "fcbb054fab3fc1f4623780db9fa47f5c5c68550bd36ced47f68fc1e741fed62d"
-SHIPPED = {"adult_with_pii.csv", "public_roster.csv", "visits.csv", "iterations_tradeoff.csv", "dp_sgd_accuracy.csv"}
+#: tuning.csv (`python -m benchmarks.tuning_table`, ~500 DP-SGD trainings): its checksum; tests/test_tuning.py re-runs a row.
+TUNING_SHA256 = "b46ca55c166190b8705940b7dbe49c387df2d0ae7ff76c7c383d602b7556877c"
+SHIPPED = {"adult_with_pii.csv", "public_roster.csv", "visits.csv", "iterations_tradeoff.csv", "dp_sgd_accuracy.csv",
+           "tuning.csv"}
 
 MARITAL = {"Married-civ-spouse": 14976, "Never-married": 10683, "Divorced": 4443, "Separated": 1025,
            "Widowed": 993, "Married-spouse-absent": 418, "Married-AF-spouse": 23}
@@ -126,6 +129,10 @@ def test_dp_sgd_accuracy_matches_its_checksum():
     assert hashlib.sha256((DATASETS / "dp_sgd_accuracy.csv").read_bytes()).hexdigest() == DP_SGD_ACCURACY_SHA256
 
 
+def test_tuning_table_matches_its_checksum():
+    assert hashlib.sha256((DATASETS / "tuning.csv").read_bytes()).hexdigest() == TUNING_SHA256
+
+
 def test_codebook_constants_cover_the_data_and_nothing_is_read_off_it():
     """The public candidate lists are the UCI codebook's: every value in the data is listed, each once."""
     from dp_lib.data import COUNTRIES, EDUCATION_LEVELS, MARITAL_STATUSES, OCCUPATIONS
@@ -135,3 +142,16 @@ def test_codebook_constants_cover_the_data_and_nothing_is_read_off_it():
                                    (OCCUPATIONS, "Occupation", 14), (MARITAL_STATUSES, "Marital Status", 7)):
         assert len(constant) == len(set(constant)) == size
         assert set(adult[column].dropna()) <= set(constant), column
+
+
+# chapters/12_attacking_models.ipynb: `python -m benchmarks.membership_table` (about a minute) writes both files;
+# tests/test_membership.py and tests/test_canary.py re-run one setting and a few canary runs exactly.
+SHIPPED |= {"membership_inference.csv", "canary_audit.csv"}
+MEMBERSHIP_SHA256 = "d4770aa9759ccf84e0ff172dbdf325d6c1feb8822528ab0b5219ff354e509f24"
+CANARY_AUDIT_SHA256 = "7e3b52ee1bfb8578c2333dd2afbcd9b3d5cec09492721cb2c2d43df23080e501"
+
+
+@pytest.mark.parametrize("name,digest", [("membership_inference.csv", MEMBERSHIP_SHA256),
+                                         ("canary_audit.csv", CANARY_AUDIT_SHA256)])
+def test_attack_tables_match_their_checksums(name, digest):
+    assert hashlib.sha256((DATASETS / name).read_bytes()).hexdigest() == digest

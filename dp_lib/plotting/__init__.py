@@ -4,7 +4,7 @@
 chapter. Every figure function returns a ``matplotlib.figure.Figure``.
 """
 
-from . import (accounting, attacks, audit, composition, contributions, exact, laplace, learning, local, pld, query_release, selection, sensitivity, sparse_vector, statistics, style)  # noqa: F401
+from . import (accounting, attacks, audit, composition, contributions, exact, laplace, learning, local, pld, query_release, selection, sensitivity, sparse_vector, statistics, style, tuning)  # noqa: F401
 from .accounting import *  # noqa: F401,F403
 from .attacks import *  # noqa: F401,F403
 from .audit import *  # noqa: F401,F403
@@ -21,5 +21,10 @@ from .sensitivity import *  # noqa: F401,F403
 from .sparse_vector import *  # noqa: F401,F403
 from .statistics import *  # noqa: F401,F403
 from .style import *  # noqa: F401,F403
+from .tuning import *  # noqa: F401,F403
 
-__all__ = [name for module in (accounting, attacks, audit, composition, contributions, exact, laplace, learning, local, pld, query_release, selection, sensitivity, sparse_vector, statistics, style) for name in module.__all__]
+__all__ = [name for module in (accounting, attacks, audit, composition, contributions, exact, laplace, learning, local, pld, query_release, selection, sensitivity, sparse_vector, statistics, style, tuning) for name in module.__all__]
+
+from . import models  # noqa: E402,F401  (chapters/12: membership-inference ROC curves)
+from .models import *  # noqa: E402,F401,F403
+__all__ += models.__all__
