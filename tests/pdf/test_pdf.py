@@ -158,7 +158,8 @@ def test_no_unresolved_references(text):
 
 def test_theorems_and_definitions_are_numbered(text):
     expected = {NAMES["Theorem"]: 0, NAMES["Definition"]: 0}
-    directive = re.compile(r"\{prf:(theorem|definition)\}([^\n]*)\n((?:[ \t]*:[\w-]+:.*\n)*)")
+    # a directive opens a fence at the start of a line (the preface names `{prf:theorem}` in prose: not a theorem)
+    directive = re.compile(r"^[ \t]*(?:`{3,}|:{3,})\{prf:(theorem|definition)\}([^\n]*)\n((?:[ \t]*:[\w-]+:.*\n)*)", re.M)
     for doc in DOCS:
         for kind, title, options in directive.findall(_markdown(_source(doc))):
             assert title.strip(), f"{doc}: a {kind} without a title (the PDF's headings are found by their title)"
