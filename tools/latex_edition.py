@@ -13,8 +13,9 @@ Paper cannot run a widget or unfold a hidden answer, so for the LaTeX builder on
 Code outputs must stay readable on paper (``tools/latex/dpoutputs.sty`` holds the LaTeX side):
 
 * a pandas DataFrame (its ``text/html`` output) becomes a real table (booktabs), whose long headers
-  take two lines and which is scaled down only if it is still wider than the line
-  (``DataFrameTables``); the HTML build keeps pandas' own HTML;
+  take two lines and which is scaled down only if it is still wider than the line, or turned
+  sideways on a page of its own if that would shrink it below 70 % (``DataFrameTables``); the HTML
+  build keeps pandas' own HTML;
 * any other output block whose longest line is wider than the line is set in a smaller font so that
   it fits, never broken with Sphinx's continuation arrow; only a prose line (a message, no aligned
   columns) that would need a font below 4/5 of the code size is broken instead, at its spaces, with
