@@ -60,6 +60,8 @@ def site():
 
 
 def test_math_is_spoken_and_explorable_offline(new_context, site):
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout  # here: the fixture skips without it
+
     context, guard = new_context()
     page = context.new_page()
     page.set_default_timeout(60_000)
@@ -72,11 +74,18 @@ def test_math_is_spoken_and_explorable_offline(new_context, site):
         assert version == "3.2.2"
         # the speech is added after the first typesetting, once the rules have loaded: wait until the
         # explorer is attached to every formula and each has its speech
-        page.wait_for_function("""() => {
-            const maths = Array.from(document.querySelectorAll('mjx-container'));
-            return maths.length > 0 && maths.every(m => m.hasAttribute('sre-explorer-id')
-                && (m.getAttribute('aria-label') || m.querySelector('[data-semantic-speech]')));
-        }""", timeout=SPEECH_S * 1000)
+        try:
+            page.wait_for_function("""() => {
+                const maths = Array.from(document.querySelectorAll('mjx-container'));
+                return maths.length > 0 && maths.every(m => m.hasAttribute('sre-explorer-id')
+                    && (m.getAttribute('aria-label') || m.querySelector('[data-semantic-speech]')));
+            }""", timeout=SPEECH_S * 1000)
+        except PlaywrightTimeout:
+            counts = page.evaluate("""() => [document.querySelectorAll('mjx-container').length,
+                document.querySelectorAll('mjx-container[sre-explorer-id]').length,
+                document.querySelectorAll('mjx-container[aria-label]').length]""")
+            pytest.fail(f"after {SPEECH_S} s, of {counts[0]} formulas {counts[1]} have the explorer and {counts[2]} "
+                        "speech text: is a11y/explorer loaded (mathjax3_config in _config.yml)?")
         maths = page.evaluate("""() => Array.from(document.querySelectorAll('mjx-container')).map(m => ({
             display: m.getAttribute('display') === 'true',
             mathml: !!m.querySelector('mjx-assistive-mml > math'),
