@@ -162,7 +162,9 @@ def test_no_unresolved_references(text):
 
 def test_theorems_and_definitions_are_numbered(text):
     expected = {NAMES["Theorem"]: 0, NAMES["Definition"]: 0}
-    directive = re.compile(r"\{prf:(theorem|definition)\}([^\n]*)\n((?:[ \t]*:[\w-]+:.*\n)*)")
+    # a directive's fence opens its line (the preface shows "`{prf:theorem}`" in a code span: no theorem)
+    directive = re.compile(r"^[ \t]*(?:`{3,}|:{3,})\{prf:(theorem|definition)\}([^\n]*)\n((?:[ \t]*:[\w-]+:.*\n)*)",
+                           re.M)
     for doc in DOCS:
         for kind, title, options in directive.findall(_markdown(_source(doc))):
             assert title.strip(), f"{doc}: a {kind} without a title (the PDF's headings are found by their title)"
