@@ -45,6 +45,7 @@ CJK_FONTS = r"""
 \makeatletter
 \AtBeginDocument{\renewcommand{\contentsname}{目录}\renewcommand{\bibname}{BIBNAME}%
   \renewcommand{\figurename}{图}\renewcommand{\tablename}{表}\renewcommand{\appendixname}{附录}%
+  \renewcommand*{\dpSidewaysNote}[1]{（此表横排于第~\pageref{#1}~页。）}% tools/latex/dpoutputs.sty
   \def\@chapapp{第}\def\@chappos{章}% "第 3 章": Sphinx's running heads use \@chappos (made for Japanese)
   \renewcommand{\DOCH}{\raggedleft\CNV\FmN{\@chapapp}\space\CNoV\thechapter\space\CNV\FmN{\@chappos}%
     \par\nobreak\vskip 40\p@}}% fncychap's Sonny chapter heading, with 章 after the number

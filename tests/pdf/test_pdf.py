@@ -14,7 +14,8 @@ citation or cross-reference is left unresolved (``??``); every figure of the com
 there (solutions and slider cells excepted: the PDF omits the solutions and shows each slider as its
 static default figure, with a note); no widget's text stand-in; every non-ASCII character of the
 book's prose and outputs is in the text (so the fonts have it), and the LaTeX log has no
-``Missing character``.
+``Missing character``; no code output is broken with Sphinx's continuation arrow (only code is), and
+every DataFrame is a table whose rows each stay on one line.
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ LOG = PDF.with_suffix(".log")
 # whose expected titles and notes are read from its translation catalogs (locales/zh_CN).
 LANG = os.environ.get("DP_BOOK_LANG", "en")
 SLIDER_CALL = re.compile(r"\binteract(?:ive)?(?:_output|_figure)?\(")
+# Sphinx breaks a code line wider than the page: a visible space where it broke, and its continuation
+# mark (\hookrightarrow) at the start of the rest.
+VISIBLE_SPACE, CONTINUATION = "\u2423", "\u21aa"
 # The words LaTeX and sphinx-proof print themselves, per edition.
 # (The bibliography's heading is the Bibliography page's title: tools/latex_edition.py and tools/zh_edition.py.)
 NAMES = {"en": {"Theorem": "Theorem", "Definition": "Definition", "Solution to": "Solution to Exercise"},
@@ -158,8 +162,9 @@ def test_no_unresolved_references(text):
 
 def test_theorems_and_definitions_are_numbered(text):
     expected = {NAMES["Theorem"]: 0, NAMES["Definition"]: 0}
-    # a directive opens a fence at the start of a line (the preface names `{prf:theorem}` in prose: not a theorem)
-    directive = re.compile(r"^[ \t]*(?:`{3,}|:{3,})\{prf:(theorem|definition)\}([^\n]*)\n((?:[ \t]*:[\w-]+:.*\n)*)", re.M)
+    # a directive's fence opens its line (the preface shows "`{prf:theorem}`" in a code span: no theorem)
+    directive = re.compile(r"^[ \t]*(?:`{3,}|:{3,})\{prf:(theorem|definition)\}([^\n]*)\n((?:[ \t]*:[\w-]+:.*\n)*)",
+                           re.M)
     for doc in DOCS:
         for kind, title, options in directive.findall(_markdown(_source(doc))):
             assert title.strip(), f"{doc}: a {kind} without a title (the PDF's headings are found by their title)"
@@ -238,3 +243,93 @@ def test_page_count_is_plausible():
     info = subprocess.run(["pdfinfo", str(PDF)], check=True, capture_output=True, text=True, timeout=60).stdout
     pages = int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1))
     assert pages >= 10 * len(DOCS) // 2, f"only {pages} pages for {len(DOCS)} documents"
+
+
+def _squeeze(text: str) -> str:
+    """Text without whitespace, hyphens (pdftotext joins a line ending in one to the next) and Sphinx's
+    line-break marks, modulo NFKC."""
+    text = unicodedata.normalize("NFKC", text).replace(VISIBLE_SPACE, "").replace(CONTINUATION, "")
+    text = text.replace("\u30fb", "\u00b7")  # the Chinese PDF sets a middle dot in the CJK font
+    return re.sub(r"[\s\-\u00ad]+", "", text)
+
+
+def _kept_outputs(kind: str):
+    """The outputs that the PDF prints (of kept code cells, not hidden) holding ``kind`` (a MIME type;
+    "": all)."""
+    hidden = {"hide-cell", "hide-output", "remove-cell", "remove-output"}
+    for doc in DOCS:
+        for cell in _kept_code_cells(_source(doc)):
+            if hidden & set(cell.get("metadata", {}).get("tags", [])):
+                continue
+            for out in cell.get("outputs", []):
+                if not kind or kind in out.get("data", {}):
+                    yield doc, out
+
+
+def _follows(code: str, before: str, after: str) -> bool:
+    """Whether ``after`` follows ``before`` somewhere in ``code`` (a character or two may be missing
+    from the PDF's text, such as a comment's "#" that pdftotext leaves out)."""
+    return any(after in code[i + len(before):i + len(before) + len(after) + 3]
+               for i in (m.start() for m in re.finditer(re.escape(before), code)))
+
+
+def test_no_output_line_is_broken(text):
+    """Sphinx breaks a code line wider than the page and marks the rest with an arrow. In code that is
+    the convention; an output must fit instead (tools/latex_edition.py: DataFrames are tables, a wide
+    output gets a smaller font, a long message breaks at its spaces with no arrow). So every arrow in
+    the PDF must break a line of a code cell's source or of a literal block in the prose."""
+    sources = []
+    for doc in DOCS:
+        for cell in _cells(_source(doc)):
+            sources.append("".join(cell["source"]))
+    code = _squeeze("\n".join(sources))
+    printed = []
+    for _, out in _kept_outputs(""):
+        printed += [out.get("text", ""), out.get("data", {}).get("text/plain", ""), out.get("traceback", "")]
+    outputs = _squeeze("\n".join("".join(part) for part in printed))
+    broken = []
+    for at in (m.start() for m in re.finditer(CONTINUATION, text)):
+        # the broken line: the rest of the text line the mark starts, after the end of one of the lines
+        # around it (pdftotext may move a line's trailing comment away from it, or join a line that ends
+        # in a hyphen to the next: then the mark is inside a line)
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        after = _squeeze(text[at + 1:end])[:12]
+        heads = text[max(0, start - 400):start].splitlines()[-3:] + text[end:end + 400].splitlines()[:4]
+        heads = [line for line in [*heads, text[start:at]] if _squeeze(line)]
+        if any(_follows(code, _squeeze(head)[-12:], after) for head in heads):
+            continue  # a code line
+        if after and after in code and after not in outputs:
+            continue  # a code line whose start pdftotext moved further away (its trailing comment)
+        broken.append(text[max(0, at - 80):at + 40])
+    assert not broken, (f"{len(broken)} output lines are broken with Sphinx's continuation mark "
+                        f"(of {text.count(CONTINUATION)} marks in all); the first: {broken[:3]}")
+
+
+@pytest.fixture(scope="module")
+def layout() -> str:
+    """The PDF's text with its layout kept: a table's row is one line."""
+    return subprocess.run(["pdftotext", "-layout", "-enc", "UTF-8", str(PDF), "-"], check=True,
+                          capture_output=True, text=True, timeout=120).stdout
+
+
+def test_every_dataframe_is_a_table_with_whole_rows(layout):
+    """Each DataFrame of the kept cells is typeset as a table (tools/latex_edition.py): each of its rows
+    is one line of the page, with its cells in order."""
+    from tools.latex_edition import dataframe_rows
+
+    lines = "\n".join(_squeeze(line) for line in layout.splitlines())
+    frames = missing = 0
+    examples = []
+    for doc, out in _kept_outputs("text/html"):
+        html = "".join(out["data"]["text/html"])
+        if 'class="dataframe"' not in html:
+            continue
+        frames += 1
+        for row in dataframe_rows(html):
+            if _squeeze("".join(row)) not in lines:
+                missing += 1
+                examples.append(f"{doc}: {row}")
+    assert frames, "no DataFrame outputs found in the notebooks"
+    assert not missing, f"{missing} DataFrame rows are not whole lines of the PDF: {examples[:3]}"
