@@ -15,7 +15,10 @@ seed), saves each figure as a PNG under ``_static/slider-frames/`` and places
 below the cell a small HTML form: one range control per parameter, the
 current value beside it, and the image for that setting. The default setting
 of the function must be on the grid; it is shown first. A few lines of local
-JavaScript swap the image; nothing is fetched from another host.
+JavaScript swap the image and its alt text, and put that text into a polite
+live region (``role="status"``) so that a screen reader announces what the new
+figure shows; nothing is fetched from another host. The range controls are
+native inputs: Tab reaches them, the arrow keys, Home and End move them.
 
 ``render_frame`` is also what the tests use to check that the built frames are
 exactly what the plotting function draws: the code the JupyterLab slider runs
@@ -186,11 +189,15 @@ def _control_html(spec: dict, files: list[str], defaults: dict, cell_id: str, ge
             f'data-values="{html.escape(json.dumps(shown))}" aria-label="{label}" '
             f'aria-valuetext="{html.escape(shown[idx])}"> <output>{html.escape(shown[idx])}</output></label>'
         )
+    # The live region: slider_frames.js writes the new frame's alt text into it, so a screen reader says
+    # what the figure now shows (a changed alt attribute is not announced). Empty at first: a page load
+    # announces nothing.
     return (
         f'<div class="slider-frames" id="{cell_id}" data-frames="{data}">'
         f'<p class="slider-frames-note">{html.escape(gettext(SLIDER_NOTE))}</p>'
         + "".join(rows)
         + f'<img class="slider-frames-image" src="{files[start]}" alt="{html.escape(alts[start])}">'
+        '<p class="slider-frames-status" role="status" aria-live="polite" aria-atomic="true"></p>'
         "</div>"
     )
 

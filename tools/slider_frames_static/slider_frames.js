@@ -4,6 +4,7 @@
     var data = JSON.parse(box.getAttribute("data-frames"));
     var inputs = box.querySelectorAll("input[type=range]");
     var img = box.querySelector("img.slider-frames-image");
+    var status = box.querySelector(".slider-frames-status");
     function update() {
       var index = 0;
       inputs.forEach(function (input, i) {
@@ -15,6 +16,7 @@
       });
       img.src = data.files[index];
       img.alt = data.alts[index];
+      if (status) { status.textContent = data.alts[index]; }  // announced (role=status, aria-live=polite)
     }
     inputs.forEach(function (input) { input.addEventListener("input", update); });
   }
