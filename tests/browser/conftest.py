@@ -14,7 +14,11 @@ They skip with a reason when /usr/bin/chromium or the ``playwright`` package is 
 
 from __future__ import annotations
 
+import functools
+import os
 import shutil
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import ci_strict  # ./ci_strict.py (pytest puts this folder on sys.path to import this conftest)
@@ -25,6 +29,7 @@ from benchmarks.lab_session import new_context as _new_context
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+SITE = Path(os.environ.get("DP_BOOK_HTML", ROOT / "_build" / "html")).resolve()  # the built site the tests read
 # --doctest-modules would import this file as the module "conftest", which clashes with tests/pdf's and
 # tests/spark's conftest.py when they run in one session (e.g. pytest tests/browser tests/pdf)
 collect_ignore = ["conftest.py"]
@@ -69,3 +74,22 @@ def new_context(browser):
     def make(**kwargs):
         return _new_context(browser, **kwargs)
     return make
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def site():
+    """The built site (``DP_BOOK_HTML``, default _build/html) served on a free loopback port; yields its base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(SITE)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)

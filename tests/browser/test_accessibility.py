@@ -26,14 +26,11 @@ Needs a built site; skipped without one (under ``CI=true``: failed).
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import io
 import json
 import os
 import re
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import ci_strict  # tests/browser/ci_strict.py: under CI=true, no site fails instead of skipping
@@ -80,24 +77,6 @@ def _pages() -> list[str]:
 
 PAGES = _pages()
 RESULTS: dict[str, dict] = {}
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="module")
-def site():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(SITE)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
 
 
 @pytest.fixture(scope="module")

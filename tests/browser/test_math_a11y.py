@@ -17,11 +17,8 @@ Every MathJax file comes from ``_static/mathjax/`` with status 200: a missing co
 
 from __future__ import annotations
 
-import functools
 import os
 import re
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import ci_strict  # tests/browser/ci_strict.py: under CI=true, no site fails instead of skipping
@@ -39,24 +36,6 @@ KNOWN_UPSTREAM_JS_ERRORS = {"Identifier 'THEBE_JS_URL' has already been declared
 if not (SITE / PAGE).is_file():
     ci_strict.skip_or_fail(f"no {PAGE} in {SITE}: run `jupyter-book build .` first (.ci/run builds it "
                            "before the browser tests)", module=True)
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="module")
-def site():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(SITE)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
 
 
 def test_math_is_spoken_and_explorable_offline(new_context, site):

@@ -36,10 +36,8 @@ import functools
 import json
 import os
 import re
-import threading
 import urllib.request
 from html.parser import HTMLParser
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.error import HTTPError
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
@@ -118,24 +116,6 @@ def _toc_files() -> list[str]:
 
     walk({k: v for k, v in toc.items() if k != "root"})
     return [str(Path(f).with_suffix("")) if Path(f).suffix in (".md", ".ipynb") else f for f in found]
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="module")
-def site():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(SITE)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
 
 
 # ----------------------------------------------------------------------------------------------
