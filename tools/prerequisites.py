@@ -48,6 +48,8 @@ from pathlib import Path
 
 import yaml
 
+from tools.generated_block import between, write_between
+
 ROOT = Path(__file__).resolve().parents[1]
 PREFACE = ROOT / "chapters" / "00_preface.md"
 BEGIN, END = "<!-- dependency map: begin (python -m tools.prerequisites --write-preface) -->", \
@@ -287,20 +289,13 @@ def dependency_map(root: Path = ROOT) -> str:
 
 def preface_map(text: str) -> str | None:
     """The dependency map written in a preface's text between the markers (None if they are missing)."""
-    match = re.search(re.escape(BEGIN) + r"\n(.*?)\n" + re.escape(END), text, re.S)
-    return match.group(1).strip() if match else None
+    written = between(text, BEGIN, END)
+    return written.strip() if written is not None else None
 
 
 def write_preface(root: Path = ROOT) -> bool:
     """Write the generated map between the preface's markers; True if the file changed."""
-    path = root / "chapters" / "00_preface.md"
-    text = path.read_text(encoding="utf-8")
-    if preface_map(text) is None:
-        raise SystemExit(f"{path}: the marker comments {BEGIN!r} ... {END!r} are missing")
-    new = re.sub(re.escape(BEGIN) + r"\n.*?\n" + re.escape(END),
-                 lambda _: f"{BEGIN}\n{dependency_map(root)}\n{END}", text, flags=re.S)
-    path.write_text(new, encoding="utf-8")
-    return new != text
+    return write_between(root / "chapters" / "00_preface.md", BEGIN, END, dependency_map(root))
 
 
 def glue_cell_source(stem: str) -> str:

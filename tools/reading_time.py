@@ -27,6 +27,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools.generated_block import between, write_between
+
 WORDS_PER_MINUTE = 150
 SECONDS_PER_CODE_LINE = 10
 HIDDEN_TAGS = {"hide-input", "hide-cell", "remove-input", "remove-cell", "solution"}
@@ -129,20 +131,12 @@ def book_table(root: Path = ROOT) -> str:
 
 def readme_table(text: str) -> str | None:
     """The table between the README's markers, or None when the markers are missing."""
-    match = re.search(re.escape(BEGIN) + r"\n(.*?)\n" + re.escape(END), text, re.S)
-    return match.group(1) if match else None
+    return between(text, BEGIN, END)
 
 
 def write_readme(root: Path = ROOT) -> bool:
     """Write the generated table between the README's markers; True if the file changed."""
-    path = root / "README.md"
-    text = path.read_text(encoding="utf-8")
-    if readme_table(text) is None:
-        raise SystemExit(f"{path}: the marker comments {BEGIN!r} ... {END!r} are missing")
-    new = re.sub(re.escape(BEGIN) + r"\n.*?\n" + re.escape(END), lambda _: f"{BEGIN}\n{book_table(root)}\n{END}",
-                 text, flags=re.S)
-    path.write_text(new, encoding="utf-8")
-    return new != text
+    return write_between(root / "README.md", BEGIN, END, book_table(root))
 
 
 def main(argv: list[str]) -> None:
