@@ -138,8 +138,16 @@ def _at(value: Any, path: str) -> Any:
 def _matches(value: Any, rule: dict) -> bool:
     kind = rule.get("kind", "number")
     if kind == "number":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
             return False
+        try:
+            value = float(value)  # an int beyond float range is no number of an answer
+        except OverflowError:
+            return False
+        if not math.isfinite(value):
+            return False
+        if rule.get("lo") is None:  # a mistake given as one exact value
+            return value == rule.get("value")
         return rule["lo"] <= value <= rule["hi"]
     if kind == "bool":
         return isinstance(value, bool) and value == rule["value"]
