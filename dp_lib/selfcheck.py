@@ -22,7 +22,7 @@ The encoded document (version 1)::
      "missing": "set answer_ex2 to ...",  # the message when the answer is None
      "shape": 2,                          # null: one value; n: a sequence of n parts
      "shape_hint": "answer_ex2 must be a pair (scale, std)",
-     "parts": [                           # one per value (one entry when shape is null)
+     "parts": [                           # one per value (null shape: parts of the one value, by path)
         {"path": "",                      # where the value is: "" the part itself, ".epsilon_lb" an attribute/key
          "kind": "number",                # number | exact | set | bool
          "lo": 3.996, "hi": 4.004,        # number: the closed interval of right values
@@ -185,7 +185,7 @@ def evaluate(plain: Any, doc: dict) -> list[CheckResult]:
         if i in failed:
             continue
         try:
-            ok = _matches(_at(values[i], extra.get("path", "")), extra)
+            ok = _matches(_at(values[i if shape is not None else 0], extra.get("path", "")), extra)
         except (KeyError, IndexError, TypeError, ValueError):
             ok = False
         if not ok:
@@ -196,7 +196,7 @@ def evaluate(plain: Any, doc: dict) -> list[CheckResult]:
             results.append(CheckResult(i, False, failed[i]))
             continue
         try:
-            value = _at(values[i], part.get("path", ""))
+            value = _at(values[i if shape is not None else 0], part.get("path", ""))  # null shape: one value
         except (KeyError, IndexError, TypeError, ValueError):
             results.append(CheckResult(i, False, part["hint"]))
             continue
