@@ -4,7 +4,7 @@ Each chapter of the main ``_toc.yml`` has a page ``instructor/<stem>.md`` writte
 demonstrations, conceptual misconceptions) with four generated parts, rewritten by ``--write`` (and the intro
 page ``instructor/intro.md`` has one, the preface's dependency map):
 
-* the front matter's ``substitutions``: every ``{{ key }}`` the page uses is a value the chapter glues
+* the front matter's ``myst: substitutions:``: every ``{{ key }}`` the page uses is a value the chapter glues
   (MyST-NB ``glue``), formatted as the chapter's prose prints it (the first ``{glue:text}`key:fmt``` of the
   chapter), so a number a lecturer reads out is the number the students see;
 * ``overview``: the chapter's file, learning objectives and prerequisites line (from its opening admonition);
@@ -38,8 +38,8 @@ from tools.generated_block import between, write_between
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "instructor"
 BLOCKS = ("overview", "misconceptions", "exercises")
-SUBSTITUTIONS_BEGIN = "  # substitutions: begin (python -m tools.instructor --write)"
-SUBSTITUTIONS_END = "  # substitutions: end"
+SUBSTITUTIONS_BEGIN = "    # substitutions: begin (python -m tools.instructor --write)"
+SUBSTITUTIONS_END = "    # substitutions: end"
 
 
 def markers(name: str) -> tuple[str, str]:
@@ -152,7 +152,7 @@ def substitutions(chapter: Chapter, page_text: str) -> str:
     """The front matter's generated lines: one ``key: "value"`` per ``{{ key }}`` of the page body."""
     body = page_text.split(SUBSTITUTIONS_END, 1)[-1]
     keys = sorted(set(SUBSTITUTION.findall(body)))
-    return "\n".join(f"  {key}: {json.dumps(glue_value(chapter, key), ensure_ascii=False)}" for key in keys)
+    return "\n".join(f"    {key}: {json.dumps(glue_value(chapter, key), ensure_ascii=False)}" for key in keys)
 
 
 def plain_roles(text: str, chapter: Chapter) -> str:
