@@ -1,0 +1,223 @@
+"""Exercises of Chapter 12, Attacking and tuning models (chapters/12_attacking_models.ipynb).
+
+Setup: math, np, pd, scipy.stats.norm, the chapter's dp_lib names (max_tpr, roc_auc, best_of_k_epsilon,
+random_stopping_epsilon, tnb_mean, clopper_pearson, ...), rng, data = adult_features() and the benchmark's pool
+(X_pool, y_pool).
+"""
+
+from __future__ import annotations
+
+import math
+
+from scipy.stats import norm
+
+from dp_lib import best_of_k_epsilon, clopper_pearson, max_tpr, random_stopping_epsilon, tnb_mean
+from exercises._core import ExamQuestion, Exercise, Mistake, Part
+
+SETUP = """\
+import math
+
+import numpy as np
+import pandas as pd
+from scipy.stats import norm
+
+from dp_lib import (ADULT_PATH, PldAccountant, PrivacyAccountant, RdpAccountant, TuningResult, accountant_epsilons, accuracy,
+                    adult_features, adult_tuning_run, audit_canary, best_of_k, best_of_k_epsilon, canary_datasets,
+                    canary_mechanism, clopper_pearson, dp_sgd_sigma, gradient_descent, laplace_mech,
+                    leave_one_out_scores, lira_scores, loss_scores, make_rng, max_tpr, minibatch_dp_sgd,
+                    pld_max_tpr, poisson_tuning_rdp, random_stopping, random_stopping_epsilon, replay_mechanism, roc_auc,
+                    roc_curve, sample_tnb, search_events, tnb_mean, tnb_tuning, tnb_tuning_epsilon,
+                    tnb_tuning_rdp, tpr_at_fpr, train_on_random_halves, true_label_logit, tuning_output_pmf)
+from dp_lib.events import EpsilonDeltaEvent, GaussianEvent, PoissonSampled, Repeated
+data = adult_features()
+pool_rows = make_rng(34).choice(len(data.y_train), 200, replace=False)   # the benchmark's pool
+X_pool, y_pool = data.X_train[pool_rows], data.y_train[pool_rows]
+"""
+
+BIG = 1e12
+
+
+class AttackCeiling(Exercise):
+    chapter, key, label, title = "12", "ex1", "attacking-ex1", "The ceiling on a membership attack's TPR"
+    points, exercise_type = 2.0, "computation"
+    default = {"epsilon": 2.0, "delta": 1e-3, "fpr": 0.01}
+    missing = "set answer_ex1 to the largest TPR"
+
+    def params(self, rng):
+        return {"epsilon": float(rng.choice([0.5, 1.0, 2.0, 3.0])), "delta": float(rng.choice([1e-3, 1e-4])),
+                "fpr": float(rng.choice([0.001, 0.01, 0.05]))}
+
+    def statement(self, p):
+        return (f"A model is trained with $(\\varepsilon, \\delta) = ({p['epsilon']:g}, {p['delta']:g})$-DP. What is "
+                f"the largest TPR any membership attack can have at FPR {100 * p['fpr']:g} %? Set `answer_ex1` to it.")
+
+    def solve(self, p):
+        return float(max_tpr(p["fpr"], p["epsilon"], p["delta"]))
+
+    def parts(self, p):
+        right = self.solve(p)
+        mistakes = [(math.exp(p["epsilon"]) * p["fpr"], "add delta: TPR <= e^eps * FPR + delta"),
+                    (p["epsilon"] * p["fpr"] + p["delta"], "the ceiling grows with e^eps, not with eps")]
+        # A named value is a mistake only where it is not (within the tolerance) the right value itself.
+        return [Part.near("TPR", right, "use max_tpr(fpr, epsilon, delta)", atol=5e-4,
+                          mistakes=[Mistake.near(v, h, rtol=0, atol=5e-4) for v, h in mistakes
+                                    if abs(v - right) > 1e-3])]
+
+    def exam(self):
+        right = float(max_tpr(0.05, 1.0, 1e-4))
+        return [ExamQuestion("ch12-ceiling", "A model is $(1, 10^{-4})$-DP. What is the largest TPR any membership "
+                             "attack can reach at FPR 5 %? Give four decimals.", "numeric",
+                             answer=round(right, 4), tolerance=5e-4),
+                ExamQuestion("ch12-ceiling-choice", "A model is $(1, 10^{-4})$-DP. Which is the largest TPR any "
+                             "membership attack can reach at FPR 5 %?", "choice", answer=f"{right:.4f}",
+                             distractors=(f"{math.e * 0.05:.4f}", f"{0.05 + 1e-4:.4f}"),
+                             feedback=("that forgets δ: TPR ≤ e^ε·FPR + δ",
+                                       "the ceiling grows with e^ε, not with ε"))]
+
+
+class ToyAuc(Exercise):
+    chapter, key, label, title = "12", "ex2", "attacking-ex2", "The AUC of a Gaussian toy attack"
+    points, exercise_type = 2.0, "derivation"
+    default = {"shift": 0.5}
+    missing = "set answer_ex2 to the AUC"
+
+    def params(self, rng):
+        return {"shift": float(rng.choice([0.3, 0.5, 0.8, 1.0]))}
+
+    def statement(self, p):
+        return (f"A toy attack's scores are $N({p['shift']:g}, 1)$ for members and $N(0, 1)$ for non-members. What "
+                "is its AUC? Compute it exactly (the difference of a member's and a non-member's score is normal) or "
+                "estimate it with `roc_auc` on at least 100,000 draws of each from `rng`. Set `answer_ex2` to it.")
+
+    def solve(self, p):
+        return float(norm.cdf(p["shift"] / math.sqrt(2)))
+
+    def parts(self, p):
+        # ± 0.01: an estimate from 100,000 draws of each has standard deviation below 0.0013 (Hanley-McNeil), so
+        # any honest seed lands within 7 standard deviations; the named mistakes are ≥ 0.02 away.
+        m = p["shift"]
+        return [Part.near("AUC", self.solve(p), "AUC = P(member score > non-member score); an estimate needs at "
+                          "least 100,000 draws of each", atol=0.01,
+                          mistakes=[Mistake.near(float(norm.cdf(m)), "the difference of two scores has variance 2: "
+                                                 f"use Phi({m:g} / sqrt(2)), not Phi({m:g})", rtol=0, atol=0.01),
+                                    Mistake.near(float(norm.cdf(m / 2)), "the difference has variance 2, so standard "
+                                                 f"deviation sqrt(2), not 2: Phi({m:g} / sqrt(2))", rtol=0,
+                                                 atol=0.01)])]
+
+    def exam(self):
+        auc = float(norm.cdf(1 / math.sqrt(2)))
+        return [ExamQuestion("ch12-auc", "Member scores are $N(1, 1)$, non-member scores $N(0, 1)$, independent. "
+                             "What is the attack's AUC? Give three decimals.", "numeric", answer=round(auc, 3),
+                             tolerance=0.001),
+                ExamQuestion("ch12-auc-choice", "Member scores are $N(1, 1)$, non-member scores $N(0, 1)$. Which is "
+                             "the attack's AUC?", "choice", answer=f"{auc:.3f}",
+                             distractors=(f"{norm.cdf(1):.3f}", f"{norm.cdf(0.5):.3f}"),
+                             feedback=("the difference of the two scores has variance 2, not 1",
+                                       "the difference has standard deviation √2, not 2"))]
+
+
+class TuningCost(Exercise):
+    chapter, key, label, title = "12", "ex3", "attacking-ex3", "The privacy cost of hyperparameter search"
+    points, exercise_type = 3.0, "computation"
+    default = {"epsilon": 0.2, "settings": 15}
+    shape, shape_hint = 3, "answer_ex3 must be (eps_grid, eps_random_stopping, expected_runs)"
+    missing = "set answer_ex3 = (eps_grid, eps_random_stopping, expected_runs)"
+
+    def params(self, rng):
+        return {"epsilon": float(rng.choice([0.1, 0.2, 0.25, 0.5])), "settings": int(rng.choice([10, 15, 20]))}
+
+    def statement(self, p):
+        e, m = p["epsilon"], p["settings"]
+        return (f"Each training run of a grid search over {m} settings is ${e:g}$-DP (pure DP). Compute the total ε "
+                f"of (a) running every setting once and releasing the best, by composition, and (b) random stopping "
+                f"with γ = 1/{m}, and (c) the expected number of runs of (b). Set "
+                "`answer_ex3 = (eps_grid, eps_random_stopping, expected_runs)`.")
+
+    def solve(self, p):
+        e, m = p["epsilon"], p["settings"]
+        return (best_of_k_epsilon(e, m), random_stopping_epsilon(e), tnb_mean(1.0, 1 / m))
+
+    def parts(self, p):
+        e, m = p["epsilon"], p["settings"]
+        grid, stop, runs = self.solve(p)
+        return [Part.near("grid", grid, f"the grid composes {m} runs of {e:g}", atol=0.01),
+                Part.near("random stopping", stop, "random stopping is 3 eps-DP for eps-DP runs", atol=0.01,
+                          mistakes=[Mistake.near(2 * e, "2 eps is eta = 0 (Papernot-Steinke); random stopping is "
+                                                 "eta = 1", rtol=0, atol=0.01),
+                                    Mistake.near(m * e, "random stopping does not pay per run: it is (2 + eta) eps",
+                                                 rtol=0, atol=0.01)]),
+                Part.near("expected runs", runs, "a geometric number of runs with stopping probability gamma has "
+                          "mean 1/gamma", atol=0.1)]
+
+    def exam(self):
+        return [ExamQuestion("ch12-random-stopping", "Each training run is $0.5$-DP (pure). A search with random "
+                             "stopping ($\\eta = 1$, any $\\gamma$) releases the best run. What is its total ε?",
+                             "choice", answer=f"{random_stopping_epsilon(0.5):g}",
+                             distractors=("1", f"{best_of_k_epsilon(0.5, 10):g}"),
+                             feedback=("2ε is η = 0 (Papernot–Steinke); random stopping is η = 1",
+                                       "random stopping does not pay per run: 10 runs are not composed")),
+                ExamQuestion("ch12-expected-runs", "Random stopping with stopping probability $\\gamma = 1/20$: how "
+                             "many runs does it make on average?", "numeric", answer=float(tnb_mean(1.0, 1 / 20)),
+                             tolerance=0.05)]
+
+
+SIZES = (1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000)
+P0, P1 = 0.0560, 0.1305  # the probabilities of the exercise, as printed (glued, four decimals)
+
+
+def _bound(n, alpha, p0=P0, p1=P1):
+    return math.log(clopper_pearson(round(p1 * n), n, alpha)[0] - 1e-5) - math.log(clopper_pearson(round(p0 * n), n,
+                                                                                                    alpha)[1])
+
+
+def _smallest(target, alpha):
+    return next((n for n in SIZES if _bound(n, alpha) >= target), None)
+
+
+class CanaryRuns(Exercise):
+    chapter, key, label, title = "12", "ex4", "attacking-ex4", "How many runs does a canary audit need?"
+    points, exercise_type = 3.0, "design"
+    default = {"target": 0.75}
+    missing = "set answer_ex4 to one of the sizes"
+
+    def params(self, rng):
+        return {"target": float(rng.choice([0.5, 0.6, 0.65, 0.7, 0.75]))}
+
+    def statement(self, p):
+        return ("How many runs does the canary audit need? Suppose the event \"$\\theta_j >$ threshold\" has exactly "
+                f"the probabilities $p_0 = {P0:.4f}$ without and $p_1 = {P1:.4f}$ with the canary, and that $N$ runs "
+                "per world give the counts `round(p0 * N)` and `round(p1 * N)`. The auditor certifies "
+                "$\\ln(\\mathrm{CP}_{\\text{low}}(k_1) - \\delta) - \\ln \\mathrm{CP}_{\\text{up}}(k_0)$ with "
+                "δ = 10⁻⁵ and 95 % confidence, each of its four one-sided Clopper–Pearson bounds at α/4 "
+                "(`clopper_pearson` of Chapter 5). Which is the smallest $N$ in 1,000, 2,000, 5,000, 10,000, 20,000, "
+                f"50,000, 100,000 that certifies ε ≥ {p['target']:g}? Set `answer_ex4` to it.")
+
+    def solve(self, p):
+        return _smallest(p["target"], 0.05 / 4)
+
+    def parts(self, p):
+        right = self.solve(p)
+        sizes = ", ".join(str(n) for n in SIZES)
+        loose = sorted({_smallest(p["target"], 0.05), _smallest(p["target"], 0.025)} - {right, None})
+        mistakes = [Mistake(f"too few runs: {n:,} is enough only with alpha or alpha/2; each of the four bounds uses "
+                            "alpha/4 = 0.0125", n, n) for n in loose]
+        mistakes += [Mistake(f"too few runs: at this N the certified bound stays below {p['target']:g}", n, n)
+                     for n in SIZES if n < right and n not in loose]
+        mistakes += [Mistake(f"a smaller size already certifies {p['target']:g}", n, n) for n in SIZES if n > right]
+        edges = [-BIG, *SIZES, BIG]
+        mistakes += [Mistake(f"answer_ex4 must be one of {sizes}", lo + 0.5, hi - 0.5)
+                     for lo, hi in zip(edges, edges[1:])]
+        return [Part.between("N", right, right, "a smaller size already certifies the target", mistakes=mistakes)]
+
+    def exam(self):
+        return [ExamQuestion("ch12-canary-runs", "A canary audit's event has probabilities $p_0 = 0.0560$ and "
+                             "$p_1 = 0.1305$; the auditor certifies $\\ln(\\mathrm{CP}_{low}(k_1) - \\delta) - "
+                             "\\ln \\mathrm{CP}_{up}(k_0)$, δ = 10⁻⁵, each one-sided Clopper–Pearson bound at "
+                             "α/4 = 0.0125. Which is the smallest $N$ runs per world (counts `round(p N)`) that "
+                             "certifies ε ≥ 0.7?", "choice", answer=f"{_smallest(0.7, 0.0125):,}",
+                             distractors=(f"{_smallest(0.7, 0.05):,}", f"{SIZES[-1]:,}"),
+                             feedback=("that uses α for each bound instead of α/4",
+                                       "enough, but a smaller N already certifies 0.7"))]
+
+
+EXERCISES = [AttackCeiling(), ToyAuc(), TuningCost(), CanaryRuns()]
