@@ -143,6 +143,16 @@ def test_conditions_on_attributes_are_tested_first():
         check({"claimed_epsilon": 1, "epsilon_lb": 3.0}, code)
 
 
+def test_one_value_with_several_parts_by_path():
+    parts = [{"path": ".low", "kind": "number", "lo": 0, "hi": 1, "hint": "low in [0, 1]"},
+             {"path": ".high", "kind": "number", "lo": 2, "hi": 3, "hint": "high in [2, 3]"}]
+    code = encode(doc(parts=parts))
+    assert check({"low": 0.5, "high": 2.5}, code) == "Correct!"
+    with pytest.raises(AssertionError, match="high in"):
+        check({"low": 0.5, "high": 5}, code)
+    assert [r.ok for r in evaluate({"low": 9, "high": 2.5}, doc(parts=parts))] == [False, True]
+
+
 def test_paths_with_indices():
     parts = [{"path": ".rows[1]", "kind": "exact", "value": "b", "hint": "second row"}]
     assert check({"rows": ["a", "b"]}, encode(doc(parts=parts))) == "Correct!"
