@@ -3,7 +3,7 @@
     python -m tools.zh_edition html [jupyter-book options]   # _build/zh/_build/html/
     python -m tools.zh_edition pdf  [jupyter-book options]   # _build/zh/_build/latex/dp-by-experiment-zh.pdf
     python -m tools.zh_edition extract                       # after editing English prose: update the .po files
-    python -m tools.zh_edition check [FILE.po ...]           # untranslated, fuzzy or damaged messages
+    python -m tools.zh_edition check [FILE.po ...]           # untranslated, fuzzy, damaged or off-glossary messages
 
 The translation is Sphinx's own (gettext): ``extract`` runs the gettext builder over the book
 (MyST-NB hands it the notebooks' markdown; ``tools.i18n`` adds alt texts and slider text) into
@@ -12,6 +12,11 @@ sphinx-intl. A changed English paragraph comes back as a *fuzzy* message holding
 translation, a new one as untranslated; ``tests/test_translation.py`` fails on either until a
 translator has dealt with it.
 
+``check`` also enforces the glossary (``locales/zh_CN/GLOSSARY.md``, its machine-readable block):
+an English term's messages must use its rendering and none of its variants; bare 隐私 + noun (a
+calque of "private X") is flagged; a space beside ``**bold**`` inside Chinese text is flagged unless
+CommonMark's flanking rule needs it. See ``terminology_problems``.
+
 ``html`` and ``pdf`` build the book from the same sources with ``language: zh_CN``. The settings
 are the English ``_config.yml`` plus the overrides below, written to ``_build/zh/_config.yml`` so
 the two editions cannot drift apart; the build directories are separate (``_build/zh/``).
@@ -19,6 +24,7 @@ the two editions cannot drift apart; the build directories are separate (``_buil
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 import sys
@@ -185,8 +191,10 @@ def markup(text: str) -> dict:
             "placeholders": sorted(_PLACEHOLDER.findall(rest)), "prose": rest}
 
 
-def message_problems(msgid: str, msgstr: str, fuzzy: bool) -> list[str]:
-    """Why one translated message is not ready (empty list: it is)."""
+def message_problems(msgid: str, msgstr: str, fuzzy: bool, page: str | None = None) -> list[str]:
+    """Why one translated message is not ready (empty list: it is).
+
+    ``page`` (a catalog's stem, e.g. ``09_local_dp``) selects the glossary rules limited to some pages."""
     if not msgstr:
         return ["untranslated"]
     problems = ["fuzzy"] if fuzzy else []
@@ -198,6 +206,173 @@ def message_problems(msgid: str, msgstr: str, fuzzy: bool) -> list[str]:
             problems.append(f"{kind} differ: missing {missing}, extra {extra}")
     if _ENGLISH_WORD.search(source["prose"]) and not _CJK.search(msgstr):
         problems.append("no Chinese in the translation")
+    if not fuzzy:  # a fuzzy message holds an old translation: it is redone anyway
+        problems += terminology_problems(msgid, msgstr, page)
+    return problems
+
+
+# ---------------------------------------------------------------------------------------------------
+# The terminology check (issue 39). The rules live in GLOSSARY.md, in the fenced YAML block after the
+# marker comment, next to the tables a translator reads; this code only applies them.
+
+GLOSSARY = LOCALE_DIR / LANGUAGE / "GLOSSARY.md"
+_RULES_BLOCK = re.compile(r"<!-- terminology-check -->\s*```yaml\n(.*?)^```", re.S | re.M)
+
+
+@functools.lru_cache(maxsize=None)
+def terminology(path: Path = GLOSSARY) -> dict:
+    """The machine-readable glossary: ``terms``, ``banned``, ``private`` and ``first_use`` rules, compiled."""
+    found = _RULES_BLOCK.search(path.read_text(encoding="utf-8"))
+    if not found:
+        raise ValueError(f"{path}: no terminology-check block")
+    rules = yaml.safe_load(found.group(1))
+    for term in rules["terms"]:
+        term["en_re"] = re.compile(term["en"])
+        term["zh_re"] = [re.compile(z) for z in term.get("zh", [])]
+        term["variants_re"] = [re.compile(v) for v in term.get("variants", [])]
+    for ban in rules["banned"]:
+        ban["zh_re"] = re.compile(ban["zh"])
+    for first in rules["first_use"]:
+        first["en_re"], first["zh_re"] = re.compile(first["en"]), re.compile(first["zh"])
+    private = rules["private"]
+    private["compounds"] = tuple(private["compounds"])
+    private["function_words"] = tuple(private["function_words"])
+    private["before_re"] = re.compile("(?:" + "|".join(private["fine_before"]) + ")$")
+    return rules
+
+
+_REF_ROLES = ("ref", "prf:ref", "doc", "numref")
+
+
+def visible_text(text: str) -> str:
+    """The words of a message a reader sees as prose: code and math blanked, a reference role by its text."""
+    def role(match):
+        name, content = match.groups()
+        label = re.match(r"(.*?)\s*<[^<>]+>\s*$", content, re.S)
+        return f" {label.group(1)} " if name in _REF_ROLES and label else " "
+    text = _ROLE.sub(role, text)
+    text = _CODE.sub(" ", text)
+    return _MATH.sub(" ", text)
+
+
+def _is_cjk(ch: str) -> bool:
+    """A Han character, CJK punctuation, a full-width form or a Chinese quotation mark."""
+    return bool(ch) and ("\u3400" <= ch <= "\u9fff" or "\u3000" <= ch <= "\u303f" or "\uff00" <= ch <= "\uffef"
+                         or ch in "“”‘’")
+
+
+def _masked(text: str) -> str:
+    """``text`` with the insides of code spans and math blanked (their delimiters kept), same length:
+    an asterisk there is no emphasis, and a delimiter's neighbours keep their character class."""
+    def blank(match):
+        s = match.group(0)
+        edge = 2 if s[:2] in ("``", "$$") else 1
+        return s[:edge] + "x" * (len(s) - 2 * edge) + s[-edge:]
+    return _MATH.sub(blank, _CODE.sub(blank, text))
+
+
+def _flanking(last: str, following: str) -> tuple[bool, bool]:
+    """CommonMark's (left, right) flanking of a delimiter run between the characters ``last`` and
+    ``following`` (a space for the start or end of the text), with markdown-it's character classes,
+    the parser MyST uses."""
+    from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace
+
+    def punct(ch):
+        return isMdAsciiPunct(ord(ch)) or isPunctChar(ch)
+    last_ws, next_ws = isWhiteSpace(ord(last)), isWhiteSpace(ord(following))
+    left = not (next_ws or (punct(following) and not (last_ws or punct(last))))
+    right = not (last_ws or (punct(last) and not (next_ws or punct(following))))
+    return left, right
+
+
+def bold_problems(msgstr: str) -> list[str]:
+    """``**`` that cannot open or close (the bold would show as asterisks), and a space between Chinese
+    text and a bold span of Chinese text that the flanking rule does not need (创建 **一个** 带种子的)."""
+    text = _masked(msgstr)
+    runs = [m for m in re.finditer(r"(?<!\\)\*{2,}", text)]
+    if len(runs) % 2:
+        return ["bold: unpaired **"]
+    problems = []
+    char = lambda i: text[i] if 0 <= i < len(text) else " "  # noqa: E731 (start and end count as space)
+    for opening, closing in zip(runs[::2], runs[1::2]):
+        bold = msgstr[opening.end():closing.start()]
+        if not _flanking(char(opening.start() - 1), char(opening.end()))[0]:
+            problems.append(f"bold: **{bold}** cannot open (CommonMark flanking): add a space before it")
+        if not _flanking(char(closing.start() - 1), char(closing.end()))[1]:
+            problems.append(f"bold: **{bold}** cannot close (CommonMark flanking): add a space after it")
+        before, first = opening.start() - 1, opening.end()
+        if (char(before) == " " and _is_cjk(char(before - 1)) and _is_cjk(char(first))
+                and _flanking(char(before - 1), char(first))[0]):
+            problems.append(f"bold: stray space before **{bold}**")
+        after, last = closing.end(), closing.start() - 1
+        if (char(after) == " " and _is_cjk(char(after + 1)) and _is_cjk(char(last))
+                and _flanking(char(last), char(after + 1))[1]):
+            problems.append(f"bold: stray space after **{bold}**")
+    return problems
+
+
+def private_problems(msgstr: str, rules: dict | None = None) -> list[str]:
+    """Bare 隐私 used as an adjective, the calque of "private X" (隐私分位数, 隐私地学习, 非隐私模型,
+    是隐私的, 隐私性): the rule is 满足差分隐私的X or 差分隐私X. 隐私 as a noun (隐私与准确性) and the
+    glossary's compounds (隐私损失, 隐私预算, ...) are fine; see the glossary for the lists."""
+    private = (rules or terminology())["private"]
+    text = visible_text(msgstr)
+    problems = []
+    for match in re.finditer("隐私", text):
+        before, after = text[:match.start()], text[match.end():]
+        if private["before_re"].search(before):
+            continue
+        shown = text[max(0, match.start() - 4):match.end() + 4]
+        if before.endswith("非"):
+            problems.append(f"private: 非隐私 in …{shown}… (non-private: 无隐私保护的)")
+        elif after.startswith(private["compounds"]):
+            continue
+        elif after[:1] in ("的", "地", "性"):
+            problems.append(f"private: 隐私{after[:1]} in …{shown}… (满足差分隐私的 / 差分隐私X; confidential: 私密)")
+        elif _is_cjk(after[:1]) and "\u4e00" <= after[:1] <= "\u9fff" and not after.startswith(private["function_words"]):
+            problems.append(f"private: bare 隐私 + noun in …{shown}… (满足差分隐私的X / 差分隐私X)")
+    return problems
+
+
+def terminology_problems(msgid: str, msgstr: str, page: str | None = None, rules: dict | None = None) -> list[str]:
+    """How one translation departs from the glossary's machine-readable rules."""
+    rules = rules or terminology()
+    english, chinese = visible_text(msgid), visible_text(msgstr)
+    problems = []
+    for term in rules["terms"]:
+        if term.get("pages") and page not in term["pages"]:
+            continue
+        if not term["en_re"].search(english):
+            continue
+        if term["zh_re"] and not any(z.search(chinese) for z in term["zh_re"]):
+            problems.append(f"term: {term['en']!r} is rendered {' / '.join(term['zh'])}")
+        for variant in term["variants_re"]:
+            found = variant.search(chinese)
+            if found:
+                problems.append(f"term: {found.group(0)!r} for {term['en']!r}: use {' / '.join(term['zh'])}")
+    for ban in rules["banned"]:
+        found = ban["zh_re"].search(chinese)
+        if found:
+            problems.append(f"banned: {found.group(0)!r}: {ban['use']}")
+    problems += private_problems(msgstr, rules)
+    problems += bold_problems(msgstr)
+    return problems
+
+
+def first_use_problems(page: str, messages: list[tuple[str, str]], rules: dict | None = None) -> list[str]:
+    """The glossary's notes at a term's first use in a page (in catalog order, which is reading order)."""
+    problems = []
+    for first in (rules or terminology())["first_use"]:
+        if first["pages"] != "all" and page not in first["pages"]:
+            continue
+        for msgid, msgstr in messages:
+            if len(msgid.split()) < first.get("min_words", 0):  # a title: the note goes in the prose
+                continue
+            if first["en_re"].search(visible_text(msgid)):
+                if not first["zh_re"].search(msgstr):
+                    problems.append(f"first use of {first['en']!r} lacks {first['zh']!r} ({first['why']}): "
+                                    f"{msgid[:60]!r}")
+                break
     return problems
 
 
@@ -211,8 +386,10 @@ def catalog_problems(po_path: Path) -> list[str]:
     for message in catalog:
         if not message.id:
             continue
-        for problem in message_problems(message.id, message.string, message.fuzzy):
+        for problem in message_problems(message.id, message.string, message.fuzzy, page=po_path.stem):
             lines.append(f"{po_path.name}: {message.id[:70]!r}: {problem}")
+    translated = [(m.id, m.string) for m in catalog if m.id and m.string and not m.fuzzy]
+    lines += [f"{po_path.name}: {problem}" for problem in first_use_problems(po_path.stem, translated)]
     return lines
 
 
