@@ -43,6 +43,7 @@ import dataclasses
 import json
 import math
 import numbers
+import re
 import zlib
 from typing import Any
 
@@ -122,17 +123,28 @@ def to_plain(value: Any, _depth: int = 0) -> Any:
 
 
 def _at(value: Any, path: str) -> Any:
-    """The value at ``path`` (".name" or "[i]" steps) in plain data; KeyError when it is not there."""
-    for step in path.replace("[", ".[").split("."):
-        if not step:
-            continue
-        if step.startswith("["):
-            value = value[int(step[1:-1])]
+    """The value at ``path`` (".name" or "[i]" steps) in plain data; KeyError when it is not there.
+
+    A "[key]" step on a dict reads the key ``key``, or the key with the same number ("[0.25]" finds the key "0.25"
+    and "[1.0]" the key "1", as the float and int keys of a student's dict or Series become strings)."""
+    for bracket, name in re.findall(r"\[([^\]]*)\]|([^.\[\]]+)", path):
+        if bracket and isinstance(value, dict):
+            value = value[bracket] if bracket in value else value[_numeric_key(value, bracket)]
+        elif bracket:
+            value = value[int(bracket)]
         elif isinstance(value, dict):
-            value = value[step]
+            value = value[name]
         else:
-            raise KeyError(step)
+            raise KeyError(name)
     return value
+
+
+def _numeric_key(mapping: dict, key: str) -> str:
+    """The key of ``mapping`` whose number equals the number ``key``; KeyError when there is none."""
+    try:
+        return next(k for k in mapping if float(k) == float(key))
+    except (ValueError, StopIteration):
+        raise KeyError(key) from None
 
 
 def _matches(value: Any, rule: dict) -> bool:
