@@ -127,8 +127,8 @@ def _notebook(cells: list, meta: dict) -> dict:
             "nbformat": 4, "nbformat_minor": 5}
 
 
-def setup_cell(chapter: str, seed: int) -> str:
-    source = specs.setup_source(chapter)
+def setup_cell(chapter: str, seed: int, setup: str | None = None) -> str:
+    source = specs.setup_source(chapter) if setup is None else setup.strip()
     lines = [source]
     if "make_rng" not in source:
         lines.append("from dp_lib import make_rng")
@@ -151,14 +151,15 @@ not only shown in an output.
 
 
 def student_notebook(chapter: str, exercises: list, student: dict, seed: int, params: dict,
-                     *, solutions: bool = False) -> dict:
+                     *, solutions: bool = False, setup: str | None = None, title: str | None = None) -> dict:
     number = specs.chapter_number(chapter)
+    title = title or specs.title(number)
     total = sum(ex.points for ex in exercises if ex.kind != "open") + sum(rubric_points(ex) for ex in exercises)
-    cells = [_cell("markdown", f"# Chapter {int(number)}: {specs.title(number)} — assignment"
+    cells = [_cell("markdown", f"# Chapter {int(number)}: {title} — assignment"
                    + (" (solutions)" if solutions else "") + "\n\n"
                    + INSTRUCTIONS.format(name=student["name"], sid=student["student_id"])
                    + f"\n{len(exercises)} exercises, {total:g} points.", "title"),
-             _cell("code", setup_cell(number, seed), "setup")]
+             _cell("code", setup_cell(number, seed, setup), "setup")]
     for i, ex in enumerate(exercises, start=1):
         p = params[ex.key]
         pts = (ex.points if ex.kind != "open" else 0) + rubric_points(ex)
@@ -184,9 +185,9 @@ def student_notebook(chapter: str, exercises: list, student: dict, seed: int, pa
     return _notebook(cells, {"chapter": number, "student_id": student["student_id"]})
 
 
-def rubric_markdown(chapter: str, exercises: list) -> str:
+def rubric_markdown(chapter: str, exercises: list, title: str | None = None) -> str:
     number = specs.chapter_number(chapter)
-    out = [f"# Rubric — Chapter {int(number)}: {specs.title(number)}", "",
+    out = [f"# Rubric — Chapter {int(number)}: {title or specs.title(number)}", "",
            "The open parts, graded by hand. Fill the gradebook's `<key> (manual)` columns with the points.", ""]
     any_open = False
     for i, ex in enumerate(exercises, start=1):
@@ -210,16 +211,21 @@ def _write_json(path: Path, data) -> None:
     path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
-def assign(chapters: list[str], roster: list[dict], out: Path, key: bytes, *, solutions: bool = True) -> list[Path]:
-    """Write the assignments; the folders written (one per chapter)."""
+def assign(chapters: list[str], roster: list[dict], out: Path, key: bytes, *, solutions: bool = True,
+           exercises: list | None = None, setup: str | None = None, title: str | None = None) -> list[Path]:
+    """Write the assignments; the folders written (one per chapter).
+
+    ``exercises``, ``setup`` and ``title`` replace the chapter's specification (one chapter; tests use it)."""
     written = []
+    given = exercises
     for chapter in chapters:
         number = specs.chapter_number(chapter)
-        exercises = specs.exercises(number)
+        exercises = given if given is not None else specs.exercises(number)
+        title = title or specs.title(number)
         if not exercises:
             raise ValueError(f"chapter {chapter!r} has no exercise specification (exercises/ch{number}.py)")
         folder = Path(out) / number
-        manifest = {"chapter": number, "title": specs.title(number),
+        manifest = {"chapter": number, "title": title,
                     "exercises": [{"key": ex.key, "name": ex.name, "title": ex.title, "kind": ex.kind,
                                    "points": ex.points if ex.kind != "open" else 0.0,
                                    "rubric_points": rubric_points(ex)} for ex in exercises],
@@ -228,10 +234,11 @@ def assign(chapters: list[str], roster: list[dict], out: Path, key: bytes, *, so
             sid = student["student_id"]
             seed = seed_for(key, number, sid)
             params = student_params(exercises, seed)
-            _write_json(folder / "student" / f"{sid}.ipynb", student_notebook(number, exercises, student, seed, params))
+            _write_json(folder / "student" / f"{sid}.ipynb",
+                        student_notebook(number, exercises, student, seed, params, setup=setup, title=title))
             if solutions:
-                _write_json(folder / "solutions" / f"{sid}.ipynb",
-                            student_notebook(number, exercises, student, seed, params, solutions=True))
+                _write_json(folder / "solutions" / f"{sid}.ipynb", student_notebook(
+                    number, exercises, student, seed, params, solutions=True, setup=setup, title=title))
             manifest["students"][sid] = {
                 "name": student["name"], "email": student["email"], "seed": seed,
                 "params": {k: to_plain(v) for k, v in params.items()},
@@ -239,7 +246,8 @@ def assign(chapters: list[str], roster: list[dict], out: Path, key: bytes, *, so
                                     "probes": auto_points(ex, params[ex.key])[1],
                                     "rubric": rubric_points(ex)} for ex in exercises}}
         _write_json(folder / "grader" / "manifest.json", manifest)
-        (folder / "rubric.md").write_text(rubric_markdown(number, exercises), encoding="utf-8")
+        (folder / "rubric.md").write_text(rubric_markdown(number, exercises, title), encoding="utf-8")
+        title = None if given is None else title
         os.chmod(folder / "grader", 0o700)
         written.append(folder)
     return written

@@ -7,8 +7,8 @@ one JSON document written to the file descriptor ``job["result_fd"]``, which the
 process has ended and validates. Everything the report says is a claim of the student's code: the parent
 treats it as the answers the student typed, nothing more.
 
-Order: read the job; import numpy/pandas/matplotlib/dp_lib (the baseline); address-space, CPU, file-size and
-core limits (baseline + the job's memory); no new privileges; drop every capability; Landlock (read only the
+Order: read the job; address-space (the parent's measured baseline of importing numpy, pandas, matplotlib and
+dp_lib, plus the job's memory), CPU, file-size, open-file and core limits; no new privileges; drop every capability; Landlock (read only the
 listed paths, write only the temporary folder, no execve, no TCP, no signals or abstract sockets outside the
 sandbox); seccomp (no fork/vfork/clone of a process: threads only); then the cells, each exception caught.
 """
@@ -26,16 +26,19 @@ job = json.loads(sys.stdin.buffer.read())
 sys.stdin = open(os.devnull)  # noqa: SIM115 - the student's input() reads nothing
 RESULT_FD = job["result_fd"]
 
-import numpy  # noqa: E402,F401 - the baseline: what every submission may use
-import matplotlib  # noqa: E402
 
-matplotlib.use("Agg")
-import matplotlib.pyplot  # noqa: E402,F401
-import pandas  # noqa: E402,F401
+def _load_selfcheck(path):
+    """dp_lib.selfcheck (standard library only) without importing the whole package."""
+    import importlib.util
 
-import dp_lib  # noqa: E402,F401
-from dp_lib.selfcheck import to_plain  # noqa: E402
+    spec = importlib.util.spec_from_file_location("_grading_selfcheck", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
+
+to_plain = _load_selfcheck(job["selfcheck"]).to_plain
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 
@@ -44,23 +47,12 @@ def _fail(what):
     raise OSError(ctypes.get_errno(), f"sandbox: {what} failed: {os.strerror(ctypes.get_errno())}")
 
 
-def _vm_size_kib():
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmSize:"):
-                return int(line.split()[1])
-    return 0
-
-
-def limits(memory_mib, cpu_seconds, file_bytes):
-    baseline = _vm_size_kib() * 1024
-    address_space = baseline + memory_mib * 2**20
+def limits(address_space, cpu_seconds, file_bytes):
     resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 2))
     resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
-    return baseline
 
 
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, PR_CAPBSET_DROP = 38, 22, 24
@@ -192,12 +184,13 @@ class CappedText:
 
 def main():
     sandbox = job.get("sandbox", True)
-    baseline = limits(job["memory_mib"], job["cpu_seconds"], job["file_bytes"])
+    limits(job["address_space"], job["cpu_seconds"], job["file_bytes"])
     abi = 0
     if sandbox:
         drop_privileges()
         abi = landlock(job["read_paths"], job["write_paths"])
         seccomp_no_processes()
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the file-size limit fails (EFBIG), no kill
     os.chdir(job["workdir"])
     sys.stdout = CappedText(1, job["output_chars"])
     sys.stderr = CappedText(2, job["output_chars"])
@@ -239,8 +232,7 @@ def main():
                 signal.setitimer(signal.ITIMER_REAL, 0)
         except BaseException as error:  # noqa: BLE001
             probes[probe["name"]] = {"__error__": f"{type(error).__name__}: {str(error)[:200]}"}
-    report = {"cells": cells, "answers": answers, "probes": probes, "landlock_abi": abi,
-              "baseline_bytes": baseline}
+    report = {"cells": cells, "answers": answers, "probes": probes, "landlock_abi": abi}
     data = json.dumps(report, allow_nan=True, default=repr).encode("utf-8")
     os.write(RESULT_FD, data)
     os.close(RESULT_FD)

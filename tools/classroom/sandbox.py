@@ -57,6 +57,29 @@ def assert_protected(paths: list[Path]) -> None:
                 raise ValueError(f"{path} lies under {allowed}, which graded code may read; move it elsewhere")
 
 
+BASELINE_CODE = """\
+import matplotlib
+matplotlib.use("Agg")
+import numpy, pandas, matplotlib.pyplot, dp_lib
+with open("/proc/self/status") as f:
+    print(next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:")))
+"""
+_baseline: list[int] = []
+
+
+def baseline_bytes() -> int:
+    """The address space of a Python that imported numpy, pandas, matplotlib and dp_lib (measured once)."""
+    if not _baseline:
+        env = {"PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg",
+               "MPLCONFIGDIR": tempfile.mkdtemp(prefix="mpl-")}
+        _copy_font_cache(Path(env["MPLCONFIGDIR"]))
+        out = subprocess.run([sys.executable, "-I", "-c", BASELINE_CODE], capture_output=True, text=True, env=env,
+                             cwd=env["MPLCONFIGDIR"], timeout=120, check=True)
+        _remove(Path(env["MPLCONFIGDIR"]))
+        _baseline.append(int(out.stdout.split()[-1]))
+    return _baseline[0]
+
+
 @dataclass
 class Limits:
     timeout: float = 60.0  # wall-clock seconds for the whole submission
@@ -131,7 +154,8 @@ def run(cells: list[str], answers: list[str], probes: list[dict], *, sandbox: bo
     report_path = Path(own, "report.json")
     fd = os.open(report_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     job = {"cells": cells, "answers": answers, "probes": probes, "result_fd": fd, "sandbox": sandbox,
-           "memory_mib": limits.memory_mib, "cpu_seconds": limits.cpu_seconds, "file_bytes": limits.file_bytes,
+           "address_space": baseline_bytes() + limits.memory_mib * 2**20,
+           "selfcheck": str(Path(dp_lib.__file__).with_name("selfcheck.py")), "cpu_seconds": limits.cpu_seconds, "file_bytes": limits.file_bytes,
            "cell_timeout": limits.cell_timeout, "output_chars": OUTPUT_CHARS, "workdir": str(workdir),
            "read_paths": read_paths(), "write_paths": [str(workdir), "/dev/null"]}
     start = time.perf_counter()
