@@ -1,6 +1,8 @@
 """The exercise specifications of Chapter 3 (exercises/ch03.py): the reference answer passes its own check for the
 book's numbers and for drawn students' numbers, and every typical mistake fails with its own hint."""
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -10,17 +12,33 @@ from exercises.ch03 import EXERCISES
 CASES = [(e, p) for e in EXERCISES for p in [e.default] + [e.params(np.random.default_rng(s)) for s in range(5)]]
 
 
+def _with(answer, path, value):
+    """A copy of the plain answer with ``value`` at ``path`` (".name" steps)."""
+    if not path:
+        return value
+    answer = copy.deepcopy(answer)
+    *steps, last = path.strip(".").split(".")
+    target = answer
+    for step in steps:
+        target = target[step]
+    target[last] = value
+    return answer
+
+
 @pytest.mark.parametrize("exercise, params", CASES, ids=[f"{e.key}-{i % 6}" for i, (e, _) in enumerate(CASES)])
 def test_solution_passes_and_mistakes_fail(exercise, params):
     doc = exercise.check_doc(params)
-    assert all(r.ok for r in evaluate(to_plain(exercise.solve(params)), doc))
-    assert exercise.statement(params) and isinstance(exercise.setup_code(params), str)
     right = to_plain(exercise.solve(params))
+    assert all(r.ok for r in evaluate(right, doc)), evaluate(right, doc)
+    assert exercise.statement(params) and isinstance(exercise.setup_code(params), str)
     for i, part in enumerate(doc["parts"]):
         for mistake in part["mistakes"]:
             value = mistake["value"] if "value" in mistake else (mistake["lo"] + mistake["hi"]) / 2
-            answer = value if doc["shape"] is None else [value if j == i else v for j, v in enumerate(right)]
-            with pytest.raises(AssertionError, match=None) as failed:
+            if doc["shape"] is None:
+                answer = _with(right, part["path"], value)
+            else:
+                answer = [_with(v, part["path"], value) if j == i else v for j, v in enumerate(right)]
+            with pytest.raises(AssertionError) as failed:
                 check(answer, encode(doc))
             assert str(failed.value) == mistake["hint"]
 
