@@ -110,7 +110,12 @@ def run(notebook: Path, *, write: bool = False) -> list[Finding]:
         if index is None:
             findings.append(Finding(notebook, ex.key, f"no check cell (tag 'check') after {ex.name}'s answer cell"))
             continue
-        expected = ex.check_doc(ex.default)
+        try:
+            expected = ex.check_doc(ex.default)
+        except Exception as error:  # noqa: BLE001 - one broken specification is a finding, not a crash
+            findings.append(Finding(notebook, ex.key, f"the specification's check_doc(default) raised "
+                                                      f"{type(error).__name__}: {error}"))
+            continue
         parsed = parse_check(_source(cells[index]))
         if parsed is not None and parsed[0] == ex.name and same_doc(parsed[1], json.loads(json.dumps(expected))):
             continue

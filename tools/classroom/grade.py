@@ -120,6 +120,7 @@ class Grader:
         self.exercises = exercises if exercises is not None else specs.exercises(self.manifest["chapter"])
         self.limits, self.use_sandbox, self.jobs, self.workroot = limits or sandbox.Limits(), use_sandbox, jobs, workroot
         self.params = {}
+        self._docs = {}
         self.warnings = []
         for sid, entry in self.manifest["students"].items():
             params = assign_mod.student_params(self.exercises, entry["seed"])
@@ -128,13 +129,30 @@ class Grader:
                                      "graded with the specification's")
             self.params[sid] = params
 
+    def doc(self, sid: str, ex) -> dict:
+        """The check document of an exercise for a student's numbers (computed once: a spec may be slow)."""
+        key = (sid, ex.key)
+        if key not in self._docs:
+            self._docs[key] = ex.check_doc(self.params[sid][ex.key])
+        return self._docs[key]
+
+    def parts(self, sid: str, ex) -> list:
+        key = (sid, ex.key, "parts")
+        if key not in self._docs:
+            self._docs[key] = ex.parts(self.params[sid][ex.key])
+        return self._docs[key]
+
     def _job(self, sid: str):
         answers = [ex.name for ex in self.exercises if ex.kind != "open"]
         probes = []
         for ex in self.exercises:
             if ex.kind == "open":
                 continue
-            for probe in ex.hidden_tests(self.params[sid][ex.key]):
+            try:
+                tests = ex.hidden_tests(self.params[sid][ex.key])
+            except Exception:  # noqa: BLE001 - reported when the exercise is scored
+                continue
+            for probe in tests:
                 probes.append({"name": f"{ex.key}:{probe.name}", "function": probe.function,
                                "args": to_plain(list(probe.args))})
         return answers, probes
@@ -161,32 +179,47 @@ class Grader:
         answers = (report or {}).get("answers", {})
         probes = (report or {}).get("probes", {})
         for ex in self.exercises:
-            p = self.params[sid][ex.key]
-            part_points, probe_points = assign_mod.auto_points(ex, p)
-            if ex.kind != "open":
-                plain = answers.get(ex.name)
-                results = evaluate(plain, ex.check_doc(p))
-                labels = [part.label for part in ex.parts(p)]
-                for r, pts in zip(results, part_points):
-                    status = "ok" if r.ok else ("missing" if plain is None else "failed")
-                    grade.lines.append(Line(ex.key, labels[r.part] or f"part {r.part + 1}",
-                                            pts if r.ok else 0.0, pts, status, "" if r.ok else r.hint))
-                for probe, pts in zip(ex.hidden_tests(p), probe_points):
-                    got = probes.get(f"{ex.key}:{probe.name}")
-                    if got is None or "__error__" in got:
-                        why = (got or {}).get("__error__", "not run")
-                        hint = f"hidden test {probe.name}: `{probe.function}` did not run ({why})"
-                    else:
-                        try:
-                            hint = probe.expect(got.get("value"), p)
-                        except Exception as error:  # noqa: BLE001 - an odd value from the student
-                            hint = f"hidden test {probe.name}: unexpected result ({type(error).__name__})"
-                    grade.lines.append(Line(ex.key, f"hidden: {probe.name}", pts if hint is None else 0.0, pts,
-                                            "ok" if hint is None else "failed", hint or ""))
-            for item in ex.rubric:
-                grade.lines.append(Line(ex.key, f"manual: {item.criterion}", None, float(item.points), "manual"))
+            try:
+                self._score_exercise(grade, ex, answers, probes)
+            except Exception as error:  # noqa: BLE001 - a broken specification: the teacher grades it by hand
+                grade.lines = [x for x in grade.lines if x.exercise != ex.key]
+                grade.lines.append(Line(ex.key, "specification error", None, float(ex.points), "manual",
+                                        f"the grader could not evaluate this exercise ({type(error).__name__}: "
+                                        f"{str(error)[:120]}); graded by hand"))
+                self.warnings.append(f"{sid} {ex.key}: the specification raised {type(error).__name__}: {error}")
         if report is not None:
-            grade.copied_from = self._copied(sid, answers)
+            try:
+                grade.copied_from = self._copied(sid, answers)
+            except Exception as error:  # noqa: BLE001
+                self.warnings.append(f"{sid}: copy detection failed ({type(error).__name__}: {error})")
+
+    def _score_exercise(self, grade: StudentGrade, ex, answers: dict, probes: dict) -> None:
+        sid = grade.student_id
+        p = self.params[sid][ex.key]
+        part_points, probe_points = assign_mod.auto_points(ex, p)
+        if ex.kind != "open":
+            plain = answers.get(ex.name)
+            results = evaluate(plain, self.doc(sid, ex))
+            labels = [part.label for part in self.parts(sid, ex)]
+            for r, pts in zip(results, part_points):
+                status = "ok" if r.ok else ("missing" if plain is None else "failed")
+                grade.lines.append(Line(ex.key, labels[r.part] or f"part {r.part + 1}",
+                                        pts if r.ok else 0.0, pts, status, "" if r.ok else r.hint))
+            for probe, pts in zip(ex.hidden_tests(p), probe_points):
+                got = probes.get(f"{ex.key}:{probe.name}")
+                if got is None or "__error__" in got:
+                    why = (got or {}).get("__error__", "not run")
+                    hint = f"hidden test {probe.name}: `{probe.function}` did not run ({why})"
+                else:
+                    try:
+                        hint = probe.expect(got.get("value"), p)
+                        hint = None if hint is None else str(hint)
+                    except Exception as error:  # noqa: BLE001 - an odd value from the student
+                        hint = f"hidden test {probe.name}: unexpected result ({type(error).__name__})"
+                grade.lines.append(Line(ex.key, f"hidden: {probe.name}", pts if hint is None else 0.0, pts,
+                                        "ok" if hint is None else "failed", hint or ""))
+        for item in ex.rubric:
+            grade.lines.append(Line(ex.key, f"manual: {item.criterion}", None, float(item.points), "manual"))
 
     def _copied(self, sid: str, answers: dict) -> list[str]:
         """Other students whose expected answers this submission matches where it fails its own."""
@@ -198,12 +231,10 @@ class Grader:
                 if ex.kind == "open" or answers.get(ex.name) is None:
                     continue
                 plain = answers[ex.name]
-                own = self.params[sid][ex.key]
-                theirs = self.params[other][ex.key]
-                if to_plain(own) == to_plain(theirs):
+                if to_plain(self.params[sid][ex.key]) == to_plain(self.params[other][ex.key]):
                     continue
-                if not all(r.ok for r in evaluate(plain, ex.check_doc(own))) \
-                        and all(r.ok for r in evaluate(plain, ex.check_doc(theirs))):
+                if not all(r.ok for r in evaluate(plain, self.doc(sid, ex))) \
+                        and all(r.ok for r in evaluate(plain, self.doc(other, ex))):
                     sources.append(other)
                     break
         return sources
