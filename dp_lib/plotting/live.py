@@ -39,7 +39,7 @@ import io
 
 import matplotlib as mpl
 
-from .style import BOOK_STYLE
+from .lecture import for_projection, style_params
 
 __all__ = ["LivePlot", "LiveFigure", "encode_png", "nice_ceiling"]
 
@@ -51,8 +51,9 @@ class LivePlot:
     changing: list = []
 
     def __init__(self):
-        with mpl.rc_context(BOOK_STYLE):
+        with mpl.rc_context(style_params()):
             self.build()
+            for_projection(self.fig)  # the lecture style's minimum text and line sizes (nothing in the book's)
         self._frozen = False
 
     def build(self) -> None:  # pragma: no cover - every slider figure defines it
@@ -73,7 +74,7 @@ class LivePlot:
         """Lay the figure out once, for the defaults, and keep the axes there (no layout pass per move)."""
         if self._frozen:
             return
-        with mpl.rc_context(BOOK_STYLE):
+        with mpl.rc_context(style_params()):
             self.update()
             if self.fig.get_layout_engine() is not None:
                 self.fig.draw_without_rendering()
@@ -92,9 +93,9 @@ class LivePlot:
         defaults = {name: p.default for name, p in inspect.signature(self.update).parameters.items()}
         if any(setting[name] != defaults.get(name) for name in setting):
             self.freeze_layout()
-        with mpl.rc_context(BOOK_STYLE):
+        with mpl.rc_context(style_params()):
             self.update(**setting)
-        return self.fig
+        return for_projection(self.fig)
 
 
 class LiveFigure:
@@ -133,7 +134,7 @@ class LiveFigure:
     def png(self, setting: dict) -> bytes:
         """The PNG the slider shows for ``setting``, or a message for a setting that raises ``ValueError``."""
         try:
-            with mpl.rc_context(BOOK_STYLE):
+            with mpl.rc_context(style_params()):
                 view = self.plot.update(**setting)
         except ValueError as err:
             return self._message(f"No figure for this setting: {err}")

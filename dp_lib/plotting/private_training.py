@@ -18,7 +18,8 @@ from ..learning import (accuracy, adult_features, clipped_gradient_sum, gradient
 from ..random import make_rng
 from ..validation import check_int, check_positive
 from .live import LivePlot, nice_ceiling
-from .style import BOOK_STYLE, OKABE_ITO, new_figure
+from .lecture import for_projection, style_params
+from .style import OKABE_ITO, new_figure
 
 __all__ = ["plot_private_training", "PrivateTrainingPlot", "private_training_figure"]
 
@@ -205,8 +206,8 @@ def private_training_figure(epsilon, iterations, clip_norm, *, rng, delta=DELTA)
     """
     plot = PrivateTrainingPlot()
     run = _private_run(epsilon, iterations, clip_norm, rng=rng, delta=delta)
-    with mpl.rc_context(BOOK_STYLE):
+    with mpl.rc_context(style_params()):
         plot.show(epsilon, iterations, clip_norm, run=run)
     for artist in plot.changing:
         artist.set_animated(False)
-    return plot.fig
+    return for_projection(plot.fig)

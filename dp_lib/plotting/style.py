@@ -49,12 +49,12 @@ BOOK_STYLE = {
 
 
 def book_style(func):
-    """Decorator: draw the whole figure inside the book's rc settings."""
+    """Decorator: draw the whole figure inside the active style's rc settings (the book's by default)."""
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        with mpl.rc_context(BOOK_STYLE):
-            return func(*args, **kwargs)
+        with mpl.rc_context(lecture.style_params()):  # BOOK_STYLE unless use_style("lecture")
+            return lecture.for_projection(func(*args, **kwargs))
 
     return wrapper
 
@@ -94,6 +94,8 @@ def fixed_layout(fig, *, left, bottom, right, top, wspace=0.2):
     figures. Their labels have the same size at every setting the chapters
     use, so the margins it found (in figure fractions) are written down here.
     """
+    if lecture.active_style() == "lecture":  # the margins were measured for the book's text: keep the layout engine
+        return
     fig.set_layout_engine(None)
     fig.subplots_adjust(left=left, bottom=bottom, right=right, top=top, wspace=wspace)
 
@@ -126,3 +128,5 @@ def decade_ticks(ax):
 
 
 from ..data import count_older_than_40  # noqa: E402,F401 (moved to dp_lib.data; re-exported here)
+
+from . import lecture  # noqa: E402 (the lecture-hall style; it imports BOOK_STYLE from here)
