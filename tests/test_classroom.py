@@ -360,7 +360,7 @@ def attack_setup(tmp_path_factory):
     (out / "gradebook.csv").write_text("previous gradebook\n")
     key_file = root / "course.key"
     key_file.write_bytes(KEY)
-    grader = G.Grader(folder, exercises=SPEC, limits=sandbox.Limits(timeout=12, cpu_seconds=10, memory_mib=1024,
+    grader = G.Grader(folder, exercises=SPEC, limits=sandbox.Limits(timeout=8, cpu_seconds=6, memory_mib=1024,
                                                                    cell_timeout=2), jobs=2, workroot=root)
     a = {sid: grader.params[sid]["ex1"]["a"] for sid in grader.params}
     assert len(set(a.values())) == 3
@@ -400,6 +400,10 @@ def _attacks(a: float, paths: dict) -> dict[str, list[str]]:
                         " 'total': 3, 'points': {'ex1': 2}}).encode()\n"
                         "for fd in range(3, 64):\n    try:\n        os.write(fd, fake)\n    except OSError:\n"
                         "        pass\n", wrong, RIGHT_EX2],
+        "nested_report": ["import os\nfor fd in range(3, 64):\n    try:\n        os.write(fd, b'[' * 200_000)\n"
+                          "    except OSError:\n        pass\nos._exit(0)"],
+        "close_report": [HONEST, right, RIGHT_EX2, "import os\nfor fd in range(3, 64):\n    try:\n"
+                         "        os.close(fd)\n    except OSError:\n        pass"],
         "print_results": ["print('{\"answers\": {\"answer_ex1\": 0}, \"total\": 3}')\nprint('ex1: 2/2 points, total 3')\n"
                           "import sys\nsys.stderr.write('RESULT ex1 2/2')", wrong, RIGHT_EX2],
         "write_grader_files": [f"open({str(paths['out'])!r}, 'w').write('s001,3')",
@@ -484,6 +488,16 @@ def test_attack_fake_report_on_the_report_descriptor(attacks):
     assert g.total == 0 and "report" in g.problem  # the report is unreadable: the student's own loss
 
 
+def test_attack_deeply_nested_report(attacks):
+    g = attacks[0]["nested_report"]
+    assert g.total == 0 and "report" in g.problem  # no RecursionError in the grader
+
+
+def test_attack_closing_the_report_descriptor(attacks):
+    g = attacks[0]["close_report"]
+    assert g.total == 0 and "before its report was written" in g.problem
+
+
 def test_attack_printing_fake_results(attacks):
     g = attacks[0]["print_results"]
     assert _points(g)["value"] == 0 and g.total == 1 and not g.problem
@@ -543,7 +557,7 @@ def test_attack_os_exit_costs_only_this_student(attacks):
 
 def test_attack_loop_that_catches_the_cell_timeout(attacks):
     g = attacks[0]["unstoppable_loop"]
-    assert g.total == 0 and "wall clock" in g.problem and g.seconds < 20
+    assert g.total == 0 and "wall clock" in g.problem and g.seconds < 15
 
 
 def test_attack_setting_other_names(attacks):
@@ -599,6 +613,14 @@ def test_no_landlock_means_no_grading_without_the_flag(attack_setup, tmp_path, m
     assert cli(["grade", str(tmp_path / "subs"), "--assignment", str(root / "assignment" / "99"),
                 "--out", str(tmp_path / "out")]) == 2
     assert "--no-sandbox" in capsys.readouterr().err and not (tmp_path / "out").exists()
+    (tmp_path / "subs" / "s003.ipynb").write_bytes(_nb([HONEST, f"answer_ex1 = {2 * a['s003']!r}", RIGHT_EX2]))
+    import tools.classroom.grade as grade_mod
+
+    monkeypatch.setattr(grade_mod.specs, "exercises", lambda chapter: SPEC)
+    assert cli(["grade", str(tmp_path / "subs"), "--assignment", str(root / "assignment" / "99"),
+                "--out", str(tmp_path / "out"), "--no-sandbox"]) == 0
+    assert "WARNING: --no-sandbox" in capsys.readouterr().err
+    assert _read_gradebook(tmp_path / "out")[3][-2:] == ["", "3"]
 
 
 def test_seed_is_hmac_of_chapter_and_id():

@@ -182,7 +182,8 @@ class CappedText:
         return False
 
 
-def main():
+def setup():
+    """Limits and sandbox, before any of the student's code; exit status 3 when they cannot be set up."""
     sandbox = job.get("sandbox", True)
     limits(job["address_space"], job["cpu_seconds"], job["file_bytes"])
     abi = 0
@@ -191,6 +192,10 @@ def main():
         abi = landlock(job["read_paths"], job["write_paths"])
         seccomp_no_processes()
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the file-size limit fails (EFBIG), no kill
+    return abi
+
+
+def main(abi):
     os.chdir(job["workdir"])
     sys.stdout = CappedText(1, job["output_chars"])
     sys.stderr = CappedText(2, job["output_chars"])
@@ -239,8 +244,12 @@ def main():
 
 
 try:
-    main()
+    landlock_version = setup()
 except BaseException:  # noqa: BLE001 - the sandbox could not be set up: say so on stderr
     os.write(2, traceback.format_exc().encode()[-2000:])
     os._exit(3)
+try:
+    main(landlock_version)
+except BaseException:  # noqa: BLE001 - the report could not be made (the student's code broke the process)
+    os._exit(4)
 os._exit(0)

@@ -117,7 +117,7 @@ def validate(raw: bytes, answers: list[str], probes: list[str]) -> tuple[dict | 
         return None, "the report is larger than the cap"
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return None, "no readable report (the process ended early or wrote to the report itself)"
     if not isinstance(data, dict) or not isinstance(data.get("answers"), dict) \
             or not isinstance(data.get("probes"), dict) or not isinstance(data.get("cells"), list):
@@ -186,7 +186,10 @@ def run(cells: list[str], answers: list[str], probes: list[dict], *, sandbox: bo
     _remove(Path(own))
     rc = proc.returncode
     if not problem and rc == 3:
-        problem = "the sandbox could not be set up: " + stderr.strip().splitlines()[-1] if stderr.strip() else "sandbox"
+        problem = "the sandbox could not be set up (grader: see the message on stderr)"
+        print(f"sandbox setup failed: {stderr.strip()[-600:]}", file=sys.stderr)
+    elif not problem and rc == 4:
+        problem = "the notebook broke the grading process before its report was written"
     elif not problem and rc is not None and rc < 0:
         name = signal.Signals(-rc).name if -rc in signal.Signals._value2member_map_ else str(-rc)
         problem = {"SIGXCPU": "CPU time limit", "SIGKILL": "killed (CPU time or memory limit)",
