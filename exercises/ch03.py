@@ -313,7 +313,7 @@ class BandsBug(Exercise):
                 "(clipped) ages"}
 
     def params(self, rng):
-        return {"bands": int(rng.choice([3, 4, 5])), "statistics": int(rng.choice([2, 3])),
+        return {"bands": int(rng.choice([4, 5, 6])), "statistics": int(rng.choice([2, 3])),
                 "epsilon": float(rng.choice([0.25, 0.5, 1.0]))}
 
     def statement(self, p):
@@ -329,14 +329,17 @@ class BandsBug(Exercise):
 
     def parts(self, p):
         eps, k, s = p["epsilon"], p["bands"], p["statistics"]
-        return [Part.near("epsilon", self.solve(p), "sequential composition within a band (same people), parallel "
-                          "across the disjoint bands", rtol=0, atol=0.005,
-                          mistakes=[Mistake.near(eps, "that is the colleague's claim: within a band the statistics "
-                                                 "are about the same people, so their ε add up", rtol=0, atol=0.005),
-                                    Mistake.near(k * s * eps, "the bands are disjoint: one person is in one band "
-                                                 "only, so the bands do not add up", rtol=0, atol=0.005),
-                                    Mistake.near(k * eps, "the bands take the maximum (parallel); it is the "
-                                                 "statistics within one band that add up", rtol=0, atol=0.005)])]
+        right = self.solve(p)
+        candidates = [(eps, "that is the colleague's claim: within a band the statistics are about the same people, "
+                       "so their ε add up"),
+                      (k * s * eps, "the bands are disjoint: one person is in one band only, so the bands do not add "
+                       "up"),
+                      (k * eps, "the bands take the maximum (parallel); it is the statistics within one band that "
+                       "add up")]
+        return [Part.near("epsilon", right, "sequential composition within a band (same people), parallel across "
+                          "the disjoint bands", rtol=0, atol=0.005,
+                          mistakes=[Mistake.near(v, h, rtol=0, atol=0.005) for v, h in candidates
+                                    if abs(v - right) > 0.011])]
 
     def exam(self):
         p = {"bands": 4, "statistics": 3, "epsilon": 0.2}

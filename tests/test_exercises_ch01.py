@@ -33,14 +33,21 @@ def test_solution_passes_and_mistakes_fail(exercise, params):
     assert exercise.statement(params) and isinstance(exercise.setup_code(params), str)
     for i, part in enumerate(doc["parts"]):
         for mistake in part["mistakes"]:
-            value = mistake["value"] if "value" in mistake else (mistake["lo"] + mistake["hi"]) / 2
-            if doc["shape"] is None:
-                answer = _with(right, part["path"], value)
-            else:
-                answer = [_with(v, part["path"], value) if j == i else v for j, v in enumerate(right)]
-            with pytest.raises(AssertionError) as failed:
-                check(answer, encode(doc))
-            assert str(failed.value) == mistake["hint"]
+            if "value" in mistake:
+                values = [mistake["value"]]
+            else:  # points of the interval; an earlier mistake may shadow some of them, never all
+                lo, hi = mistake["lo"], mistake["hi"]
+                values = [lo + (hi - lo) * f for f in (0.5, 0.25, 0.75, 0.1, 0.9)] + [lo, hi]
+            hints = []
+            for value in values:
+                if doc["shape"] is None:
+                    answer = _with(right, part["path"], value)
+                else:
+                    answer = [_with(v, part["path"], value) if j == i else v for j, v in enumerate(right)]
+                with pytest.raises(AssertionError) as failed:
+                    check(answer, encode(doc))
+                hints.append(str(failed.value))
+            assert mistake["hint"] in hints
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=[e.key for e in EXERCISES])
