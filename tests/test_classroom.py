@@ -629,3 +629,18 @@ def test_seed_is_hmac_of_chapter_and_id():
     digest = hmac.new(KEY, b"99|s001", hashlib.sha256).digest()
     assert A.seed_for(KEY, "99", "s001") == int.from_bytes(digest[:8], "big")
     assert math.isfinite(A.student_params(SPEC, A.seed_for(KEY, "99", "s001"))["ex1"]["a"])
+
+
+def test_grading_uses_the_numbers_the_student_saw(attack_setup, tmp_path):
+    """A specification edited after assign: the grader keeps the manifest's numbers (and warns)."""
+    import shutil
+
+    grader, a, paths, root = attack_setup
+    folder = tmp_path / "99"
+    shutil.copytree(grader.folder, folder)
+    manifest = json.loads((folder / "grader" / "manifest.json").read_text())
+    manifest["students"]["s001"]["params"]["ex1"]["a"] = 21.0  # as if params() had drawn 21 at assign time
+    (folder / "grader" / "manifest.json").write_text(json.dumps(manifest))
+    edited = G.Grader(folder, exercises=SPEC, limits=LIMITS, workroot=tmp_path)
+    assert edited.params["s001"]["ex1"] == {"a": 21.0} and any("s001 ex1" in w for w in edited.warnings)
+    assert edited.run_one("s001", _nb([HONEST, "answer_ex1 = 42.0", RIGHT_EX2])).total == 3
