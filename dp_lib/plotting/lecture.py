@@ -157,7 +157,17 @@ def _wrap_titles(fig) -> None:
             continue
         width, room = ax.title.get_window_extent(renderer).width, ax.get_window_extent(renderer).width
         if width > room > 0:
-            ax.title.set_text(textwrap.fill(text, max(12, int(len(text) * room / width * 0.95))))
+            ax.title.set_text(_break(text, max(12, int(len(text) * room / width * 0.95)), textwrap.fill))
+
+
+def _break(text: str, chars: int, fill) -> str:
+    """``text`` in lines of at most ``chars`` characters: at the ", " or ": " nearest its middle if that is enough,
+    else word by word, keeping ``x = 1`` together (textwrap breaks at ASCII spaces only)."""
+    cuts = [i + 2 for i in range(len(text) - 2) if text[i:i + 2] in (", ", ": ")]
+    best = min(cuts, key=lambda i: max(i, len(text) - i), default=None)
+    if best is not None and max(best, len(text) - best) <= chars:
+        return text[:best].rstrip() + "\n" + text[best:].lstrip()
+    return fill(text.replace(" = ", "\xa0=\xa0"), chars).replace("\xa0", " ")  # never break around "="
 
 
 def _fit_inside(fig, pad: float = 4.0) -> None:
