@@ -83,3 +83,12 @@ def test_ex5_every_valid_bound_is_accepted(steps):
     doc = ex.check_doc(p)
     for bound in bounds:
         assert all(r.ok for r in evaluate([z, float(bound)], doc)), bound
+
+
+def test_setup_and_setup_code_run():
+    import exercises.ch11 as chapter
+
+    namespace = {}
+    exec(chapter.SETUP + "rng = make_rng(0)\n", namespace)  # the assignment's setup cell
+    for ex in EXERCISES:
+        exec(ex.setup_code(ex.default), dict(namespace))

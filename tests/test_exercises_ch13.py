@@ -62,3 +62,12 @@ def test_exam_and_rubric(ex):
         if q.kind == "choice":
             assert len(q.distractors) == len(q.feedback) and q.answer not in q.distractors
     assert (ex.kind == "auto") == (not ex.rubric)
+
+
+def test_setup_and_setup_code_run():
+    import exercises.ch13 as chapter
+
+    namespace = {}
+    exec(chapter.SETUP + "rng = make_rng(0)\n", namespace)  # the assignment's setup cell
+    for ex in EXERCISES:
+        exec(ex.setup_code(ex.default), dict(namespace))

@@ -81,3 +81,12 @@ def test_ex4_accepts_a_series_or_a_dict_with_int_keys():
         check(list(ratios.values()), code)
     with pytest.raises(AssertionError, match="continuous Gaussian"):
         check({s: 1.0 for s in ratios}, code)
+
+
+def test_setup_and_setup_code_run():
+    import exercises.ch14 as chapter
+
+    namespace = {}
+    exec(chapter.SETUP + "rng = make_rng(0)\n", namespace)  # the assignment's setup cell
+    for ex in EXERCISES:
+        exec(ex.setup_code(ex.default), dict(namespace))
