@@ -2,9 +2,9 @@
 
 Usage (from the repository root):
 
-    python -m tools.slides figures chapters/02_laplace.ipynb --out lecture/figures   # runs the chapter
-    python -m tools.slides deck chapters/*.ipynb --out lecture/decks                  # from the committed outputs
-    python -m tools.slides deck chapters/02_laplace.ipynb --lecture --out lecture/decks  # lecture-style figures
+    python -m tools.slides figures chapters/02_laplace.ipynb    # runs the chapter; -> _build/slides/figures/
+    python -m tools.slides deck chapters/*.ipynb               # from the committed outputs; -> _build/slides/decks/
+    python -m tools.slides deck chapters/02_laplace.ipynb --lecture --out DIR   # lecture-style figures
 
 ``figures`` executes each chapter (nbclient, a fresh kernel in ``chapters/``) with the lecture style on
 (``DP_BOOK_STYLE=lecture``, see ``dp_lib.plotting.use_style``: twice the resolution, text of at least 15 pt,
@@ -340,7 +340,7 @@ def main(argv: list[str] | None = None) -> None:
     commands = parser.add_subparsers(dest="command", required=True)
     fig = commands.add_parser("figures", help="execute chapters in the lecture style and write their figures")
     deck = commands.add_parser("deck", help="reveal.js slide decks from the executed chapters")
-    for command, default in ((fig, "lecture/figures"), (deck, "lecture/decks")):
+    for command, default in ((fig, "_build/slides/figures"), (deck, "_build/slides/decks")):  # _build/: ignored by git
         command.add_argument("chapters", nargs="+", type=Path, help="chapter notebooks (chapters/NN_x.ipynb)")
         command.add_argument("--out", type=Path, default=Path(default), help=f"output folder (default: {default})")
     deck.add_argument("--lecture", action="store_true", help="execute the chapters and show lecture-style figures")
