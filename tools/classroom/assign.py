@@ -220,7 +220,7 @@ def assign(chapters: list[str], roster: list[dict], out: Path, key: bytes, *, so
     given = exercises
     for chapter in chapters:
         number = specs.chapter_number(chapter)
-        exercises = given if given is not None else specs.exercises(number)
+        exercises = specs.memo(given if given is not None else specs.exercises(number))
         title = title or specs.title(number)
         if not exercises:
             raise ValueError(f"chapter {chapter!r} has no exercise specification (exercises/ch{number}.py)")
@@ -243,7 +243,7 @@ def assign(chapters: list[str], roster: list[dict], out: Path, key: bytes, *, so
                 "name": student["name"], "email": student["email"], "seed": seed,
                 "params": {k: to_plain(v) for k, v in params.items()},
                 "points": {ex.key: {"parts": auto_points(ex, params[ex.key])[0],
-                                    "probes": auto_points(ex, params[ex.key])[1],
+                                    "probes": auto_points(ex, params[ex.key])[1],  # memoized: computed once
                                     "rubric": rubric_points(ex)} for ex in exercises}}
         _write_json(folder / "grader" / "manifest.json", manifest)
         (folder / "rubric.md").write_text(rubric_markdown(number, exercises, title), encoding="utf-8")

@@ -117,7 +117,7 @@ class Grader:
                  use_sandbox: bool = True, jobs: int = 2, workroot: Path | None = None):
         self.folder = Path(assignment)
         self.manifest = json.loads((self.folder / "grader" / "manifest.json").read_text(encoding="utf-8"))
-        self.exercises = exercises if exercises is not None else specs.exercises(self.manifest["chapter"])
+        self.exercises = specs.memo(exercises if exercises is not None else specs.exercises(self.manifest["chapter"]))
         self.limits, self.use_sandbox, self.jobs, self.workroot = limits or sandbox.Limits(), use_sandbox, jobs, workroot
         self.params = {}
         self._docs = {}

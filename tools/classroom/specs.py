@@ -68,3 +68,44 @@ def title(chapter: str | Path) -> str:
 DEFAULT_SETUP = """import numpy as np
 from dp_lib import *  # noqa: F401,F403
 from dp_lib.selfcheck import check"""
+
+
+class Memo:
+    """An exercise whose ``parts``, ``check_doc``, ``solve`` and ``hidden_tests`` are computed once per parameters
+    (a specification may simulate to find its right interval; assign and grade ask for it several times)."""
+
+    def __init__(self, exercise):
+        self._exercise = exercise
+        self._cache: dict = {}
+
+    def __getattr__(self, name):
+        return getattr(self._exercise, name)
+
+    def __repr__(self) -> str:
+        return f"Memo({self._exercise!r})"
+
+    def _once(self, name: str, p, compute):
+        import json
+
+        from dp_lib.selfcheck import to_plain
+
+        key = (name, json.dumps(to_plain(p), sort_keys=True, default=repr))
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+    def parts(self, p):
+        return self._once("parts", p, lambda: self._exercise.parts(p))
+
+    def solve(self, p):
+        return self._once("solve", p, lambda: self._exercise.solve(p))
+
+    def hidden_tests(self, p):
+        return self._once("hidden_tests", p, lambda: self._exercise.hidden_tests(p))
+
+    def check_doc(self, p):  # the class's check_doc, reading this object's memoized parts
+        return self._once("check_doc", p, lambda: type(self._exercise).check_doc(self, p))
+
+
+def memo(exercises: list) -> list:
+    return [e if isinstance(e, Memo) else Memo(e) for e in exercises]
