@@ -199,7 +199,15 @@ def _blocks(markdown: str) -> list[str]:
             continue
         current.append(line)
     close()
-    return blocks
+    merged = []  # a display formula stays with the sentence that leads into it and the one that goes on after it
+    for block in blocks:
+        leads_in = block.lstrip().startswith("$$") and not _HEADING.match(merged[-1]) if merged else False
+        goes_on = bool(merged) and merged[-1].rstrip().endswith("$$") and block[:1].islower()
+        if leads_in or goes_on:
+            merged[-1] += "\n\n" + block
+        else:
+            merged.append(block)
+    return merged
 
 
 def _rows_markdown(text: str) -> float:
