@@ -16,7 +16,7 @@ import pandas as pd
 from dp_lib import (equivalence_classes, guess_success_bound, link_records, load_adult, make_rng, max_tpr,
                     reconstruct_bits, subset_queries, subset_sum_answers)
 from dp_lib.data import ADULT_PATH
-from exercises._core import ExamQuestion, Exercise, Mistake, Part, RubricItem
+from exercises._core import Condition, ExamQuestion, Exercise, Mistake, Part, RubricItem
 
 SETUP = """\
 import math
@@ -92,6 +92,10 @@ class Differencing(Exercise):
         has = released["Marital Status"] == p["status"]
         not_target = ~((released["DOB"] == target["DOB"]) & (released["Zip"] == target["Zip"]))
         return (int(has.sum()), int((has & not_target).sum()))
+
+    def conditions(self, p):
+        numbers = "answer_why_ex1 must be the pair of counts (with_them, without_them), two numbers, not True/False"
+        return [Condition(i, "", numbers, "number", -1e300, 1e300) for i in (0, 1)]
 
     def parts(self, p):
         with_them, without_them = self.solve(p)
