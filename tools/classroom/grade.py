@@ -358,7 +358,11 @@ def main(args) -> int:
         print("WARNING: --no-sandbox: submissions run with time and memory limits but can read every file you "
               "can (the grader folder, other submissions).", file=sys.stderr)
     else:
-        sandbox.assert_protected([folder, submissions_dir, out, specs.EXERCISES])
+        try:
+            sandbox.assert_protected([folder, submissions_dir, out, specs.EXERCISES])
+        except ValueError as error:
+            print(f"refusing to grade: {error}", file=sys.stderr)
+            return 2
     limits = sandbox.Limits(timeout=args.timeout, cpu_seconds=args.cpu, memory_mib=args.memory,
                             cell_timeout=min(20.0, args.timeout / 2))
     submissions, ignored = collect(submissions_dir, args.pattern)  # everything in memory before any code runs
