@@ -379,7 +379,8 @@ def _attacks(a: float, paths: dict) -> dict[str, list[str]]:
     wrong = "answer_ex1 = 1.0"
     leak = ("import json, os\nanswer_ex1 = None\n")
     return {
-        "honest": [HONEST, right, RIGHT_EX2],
+        "honest": ["%matplotlib inline\nimport matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()\n"
+                   "display(plt.gcf())\n" + HONEST, right, RIGHT_EX2],
         "redefine_check": ["import dp_lib.selfcheck as sc\n"
                            "def check(*a, **k):\n    return 'Correct!'\n"
                            "sc.check = check\nsc.evaluate = lambda *a, **k: []\nsc._matches = lambda *a: True\n",

@@ -199,7 +199,8 @@ def main(abi):
     os.chdir(job["workdir"])
     sys.stdout = CappedText(1, job["output_chars"])
     sys.stderr = CappedText(2, job["output_chars"])
-    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__,
+                 "display": lambda *objects, **options: None}  # Jupyter's display(): nothing to show here
     cells = []
     signal.signal(signal.SIGALRM, _on_alarm)
     for index, source in enumerate(job["cells"]):
