@@ -150,14 +150,8 @@ def _numeric_key(mapping: dict, key: str) -> str:
 def _matches(value: Any, rule: dict) -> bool:
     kind = rule.get("kind", "number")
     if kind == "number":
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return False
-        try:
-            value = float(value)  # an int beyond float range is no number of an answer
-        except OverflowError:
-            return False
-        if not math.isfinite(value):
-            return False
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not -math.inf < value < math.inf:
+            return False  # no NaN or inf (compared, not converted: an int beyond float range does not overflow)
         if rule.get("lo") is None:  # a mistake given as one exact value
             return value == rule.get("value")
         return rule["lo"] <= value <= rule["hi"]
