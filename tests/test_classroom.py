@@ -36,7 +36,7 @@ KEY = b"0123456789abcdef0123456789abcdef-test-course-key"
 ROSTER = [{"student_id": "s001", "name": "Ada Lovelace", "email": "ada@example.org"},
           {"student_id": "s002", "name": "Alan Turing", "email": ""},
           {"student_id": "s003", "name": "Grace Hopper", "email": ""}]
-LIMITS = sandbox.Limits(timeout=25, cpu_seconds=20, memory_mib=1024, cell_timeout=2)
+LIMITS = sandbox.Limits(timeout=30, cpu_seconds=20, memory_mib=1024, cell_timeout=5)  # a setup cell loads data
 
 
 def _nb(cells: list[str]) -> bytes:
