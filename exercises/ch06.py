@@ -8,6 +8,7 @@ svt_pattern_probability; from dp_lib.selfcheck: check; adult = load_adult(); rng
 from __future__ import annotations
 
 import functools
+from fractions import Fraction
 
 import numpy as np
 
@@ -180,7 +181,7 @@ class LeeCliftonLoss(Exercise):
         return ("Lee and Clifton's variant is $(1 + 6c)/4 \\cdot \\varepsilon$-DP. With `svt_pattern_probability`, "
                 "compute the exact privacy loss $\\ln(\\Pr[x \\to S] / \\Pr[x' \\to S])$ of the transcript $S$ = "
                 "\"$m$ ⊥ then two ⊤\" on $q(x) = (0^m, 1, 1)$ and $q(x') = (1^m, 0, 0)$, at "
-                f"$\\varepsilon = {e:g}$ and $c = 2$, for $m = {ms}$ (threshold scale ${4 / e:g}$, query scale "
+                f"$\\varepsilon = {e:g}$ and $c = 2$, for $m = {ms}$ (threshold scale ${_frac(4, e)}$, query scale "
                 f"${_frac(4, 3 * e)}$). How close does it get to the true bound {(1 + 6 * 2) / 4 * e:.2f}, and why do "
                 f"the ⊥ answers help the attacker? Set `answer_ex3` to the loss at $m = {m}$ (three decimals).")
 
@@ -200,11 +201,16 @@ class LeeCliftonLoss(Exercise):
                               Mistake.near(bound, f"{bound:.4g} is the true bound (1 + 6c)/4 · ε; compute the exact "
                                            f"loss of the transcript at m = {m}", rtol=0.0, atol=5e-4),
                               Mistake.near(_lee_clifton_loss(m, e, 2 / e, 4 / (3 * e)),
-                                           f"the threshold scale is {4 / e:g} here (Δ/ε₁ with ε₁ = ε/4)",
+                                           f"the threshold scale is {_frac(4, e)} here (Δ/ε₁ with ε₁ = ε/4)",
                                            rtol=0.0, atol=5e-3),
+                              # (the book's hint called query scale 4 "the correct 2cΔ/ε₂"; with ε₂ = 3ε/4 that is
+                              # 16/(3ε), so the hint now names what 4/ε is: the threshold's scale)
                               Mistake.near(_lee_clifton_loss(m, e, 4 / e, 4 / e),
-                                           f"query scale {4 / e:g} is the correct 2cΔ/ε₂; Lee and Clifton use Δ/ε₂ = "
-                                           f"{_frac(4, 3 * e)}", rtol=0.0, atol=5e-3)])]
+                                           f"query scale {_frac(4, e)} is the threshold's Δ/ε₁; Lee and Clifton's query "
+                                           f"noise is Δ/ε₂ = {_frac(4, 3 * e)}", rtol=0.0, atol=5e-3),
+                              Mistake.near(_lee_clifton_loss(m, e, 4 / e, 16 / (3 * e)),
+                                           f"query scale {_frac(16, 3 * e)} = 2cΔ/ε₂ is the correct noise, not Lee and "
+                                           f"Clifton's Δ/ε₂ = {_frac(4, 3 * e)}", rtol=0.0, atol=5e-3)])]
 
     def exam(self):
         bound3 = (1 + 6 * 3) / 4
@@ -225,11 +231,9 @@ class LeeCliftonLoss(Exercise):
 
 
 def _frac(num: float, den: float) -> str:
-    """num/den as the statement writes it: an integer, or a fraction of integers."""
-    value = num / den
-    if float(value).is_integer():
-        return f"{value:g}"
-    return f"{num:g}/{den:g}" if float(den).is_integer() else f"{value:.3g}"
+    """num/den as the statement writes it: an integer, or a fraction of integers (4/3, 8/9)."""
+    value = Fraction(num / den).limit_denominator(100)
+    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
 
 
 def _dwork_roth_sparse(values, t, eps, c, rng):
