@@ -140,8 +140,28 @@ def for_projection(fig):
                                if not isinstance(line, Line2D) else LECTURE_MIN_LINEWIDTH)
     _wrap_titles(fig)
     if fig.get_layout_engine() is None:
-        _fit_inside(fig)
+        if fig.axes and all(ax.get_subplotspec() is not None for ax in fig.axes):
+            for ax in fig.axes:  # subplots placed by hand (set_position) for the book's text: lay them out again
+                ax.set_in_layout(True)
+            fig.set_layout_engine("constrained")
+            _outside_legends(fig)
+        else:
+            _fit_inside(fig)
     return fig
+
+
+def _outside_legends(fig) -> None:
+    """Figure legends placed by hand above or below the axes: the same legend, outside the constrained layout."""
+    from matplotlib.text import Annotation
+
+    if any(isinstance(a, Annotation) for a in fig.artists):  # texts attached to a legend's entries: leave it
+        return
+    for legend in list(fig.legends):
+        box = legend.get_bbox_to_anchor().transformed(fig.transFigure.inverted())
+        handles, labels = legend.legend_handles, [t.get_text() for t in legend.get_texts()]
+        legend.remove()
+        fig.legend(handles, labels, loc="outside lower center" if box.y0 < 0.5 else "outside upper center",
+                   ncols=min(len(labels), 2))
 
 
 def _wrap_titles(fig) -> None:
