@@ -61,6 +61,8 @@ _HEADING = re.compile(r"^(#{1,3})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _OTHER_CHAPTER = re.compile(r"\]\((\d\d_\w+)\.ipynb(#[^)\s]*)?\)")
 GLUE_PREFIX = "application/papermill.record/"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+_SLIDER = re.compile(r"\binteract(_figure)?\(")  # as benchmarks/lab_session.SLIDER_CALL
 
 
 def _tags(cell) -> set[str]:
@@ -263,8 +265,8 @@ def deck_notebook(nb, stem: str, book: Book, *, image_scale: int = 1) -> nbforma
                         if not all(k.startswith(GLUE_PREFIX) for k in out.get("data", {"-": None}))]
         cell.execution_count = source.get("execution_count")
         tags = _tags(cell)
-        if "nbval-ignore-output" in tags and not cell.outputs:  # a slider: nothing to show without a kernel
-            continue
+        if _SLIDER.search(cell.source) or any(WIDGET_VIEW in out.get("data", {}) for out in cell.outputs):
+            continue  # a slider: nothing to show without a kernel (its static figure is the cell before)
         if tags & HIDE_OUTPUT_TAGS:
             cell.outputs = []
         hidden = bool(tags & HIDE_INPUT_TAGS)
