@@ -22,7 +22,7 @@ thicker lines) and writes every figure as ``<chapter>/<section number>-<section 
   folds away (``remove-cell``, ``hide-cell``: solutions, "Going deeper" code) are left out, and so are the
   self-checks (``check``), the answer cells (``answer``) and the slider cells (their static figure, the cell
   before, stays);
-* it needs no network: reveal.js 4.0.2 (``vendor/reveal.js``, the version nbconvert's template is written
+* it needs no network: reveal.js 4.0.2 (``tools/slides/reveal.js``, the version nbconvert's template is written
   for) and MathJax 3.2.2 (``vendor/mathjax``, the copy the book's site uses) are copied into ``<out>/vendor/``
   and referenced by relative URLs; the figures are embedded in the page. Open ``<out>/index.html``.
 
@@ -48,7 +48,7 @@ from tools.make_student_edition import PLACEHOLDER, Book, student_notebook
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-REVEAL = ROOT / "vendor" / "reveal.js"
+REVEAL = Path(__file__).with_name("reveal.js")  # not under vendor/: that folder is the site's static path
 MATHJAX = ROOT / "vendor" / "mathjax"
 
 SKIP_TAGS = {"remove-cell", "hide-cell", "solution", "check", "answer"}
