@@ -239,7 +239,10 @@ def run_chapter(python: str | Path, path: Path, *, timeout: float = 3600) -> Cha
     if done.returncode != 0 or not lines:
         tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
         return ChapterRun(Path(path).stem, float("nan"), float("nan"), False, f"runner failed: {tail}")
-    return ChapterRun(Path(path).stem, **json.loads(lines[-1]))
+    run = ChapterRun(Path(path).stem, **json.loads(lines[-1]))
+    if run.kernel_python and Path(run.kernel_python).parent != Path(python).parent:
+        run.ok, run.error = False, f"the kernel ran {run.kernel_python}, not the environment's Python"
+    return run
 
 
 # ---- the virtual environment --------------------------------------------------------------------------------
