@@ -58,7 +58,7 @@ def test_the_readme_and_the_preface_give_the_same_steps(built):
     bullet = bullet[:bullet.index("\n\n#")]
     for text in (readme, bullet):
         position = 0
-        for step in ("git clone", "pip install -r requirements.txt", f"unzip ~/Downloads/{download.ZIP_NAME}",
+        for step in ("git clone", "pip install -r requirements-student.txt", f"unzip ~/Downloads/{download.ZIP_NAME}",
                      "jupyter lab student_edition/"):
             position = text.find(step, position)
             assert position != -1, f"{step!r} missing, or out of order"

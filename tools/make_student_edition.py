@@ -29,8 +29,8 @@ For each chapter notebook it writes a copy in which
 * a short note after the title says how to use the edition.
 
 The output folder (``student_edition/`` by default, ignored by git) also gets a README. The
-notebooks import ``dp_lib``, so students install the repository's requirements first
-(``pip install -r requirements.txt``). Running this twice gives identical files.
+notebooks import ``dp_lib``, so students install what running the chapters needs first
+(``pip install -r requirements-student.txt``, which installs ``dp_lib`` too). Running this twice gives identical files.
 Maintainer tooling, not part of ``dp_lib``.
 """
 
@@ -70,13 +70,13 @@ book's markup turned into plain Markdown (the numbers the text quotes, the defin
 
     git clone {repository}
     cd {name}
-    pip install -r requirements.txt
+    pip install -r requirements-student.txt
     unzip ~/Downloads/dp-by-experiment-student-edition.zip   # where your browser saved it; gives student_edition/
     jupyter lab student_edition/
 
 Instead of downloading it you can write this folder yourself, in the clone's root:
-`python -m tools.make_student_edition`. `requirements.txt` installs `dp_lib`, which every chapter imports
-(with its data sets).
+`python -m tools.make_student_edition`. `requirements-student.txt` installs what running the chapters needs,
+`dp_lib` among it (every chapter imports it, with its data sets); no book build, browser or test tools.
 
 In each chapter choose *Run All*, then work through the exercises at the end: replace each
 `# your answer here` (or `answer_... = None`) with your own code and run the cell and the check after it.
