@@ -8,7 +8,9 @@
   leaving the machine;
 * ``LabServer``: one JupyterLab server on 127.0.0.1 (a free port, a random token, private JUPYTER_* and
   matplotlib folders, no news or update checks, autosave off) serving a temporary copy of ``chapters/``,
-  so the committed notebooks are never touched;
+  so the committed notebooks are never touched; the server and its kernels run on ``LAB_PYTHON``: the Python of
+  this process, or the one named by the environment variable ``DP_BOOK_LAB_PYTHON`` (``.ci/run`` names the
+  student environment's, a fresh venv of ``requirements-student.txt``, so every chapter is run there);
 * ``open_and_run`` and the page probes (``NOTEBOOK_STATE``, ``INTERACT_STATE``, ``figure_png``, ``poll``,
   ``no_errors``, ``direction``, ``moved``): open a notebook, Run All with no error output, read a slider
   box's figure and readouts.
@@ -168,6 +170,9 @@ def children(pid: int) -> list[int]:
     return kids
 
 
+LAB_PYTHON = os.environ.get("DP_BOOK_LAB_PYTHON") or sys.executable
+
+
 class LabServer:
     """JupyterLab on 127.0.0.1 serving a copy of ``chapters/`` under ``home``; ``stop()`` ends it and its kernels."""
 
@@ -178,14 +183,14 @@ class LabServer:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = home / "jupyterlab.log"
-        cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+        cmd = [LAB_PYTHON, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
                f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
                f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={self.root}"]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             cmd.append("--allow-root")  # otherwise JupyterLab exits at once when run as root
         env = _isolated_env(home / "jupyter")
         # Build matplotlib's font cache now, so no kernel prints "building the font cache" on stderr.
-        subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"], env=env, check=True, timeout=300)
+        subprocess.run([LAB_PYTHON, "-c", "import matplotlib.font_manager"], env=env, check=True, timeout=300)
         self._log = open(self.log_path, "wb")  # the server's log, open until stop()
         self.proc = subprocess.Popen(cmd, env=env, cwd=self.root,
                                      stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)

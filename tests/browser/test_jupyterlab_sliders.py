@@ -20,11 +20,13 @@ Run with ``pytest tests/browser -p no:cacheprovider``; every wait is bounded.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
 from benchmarks.lab_session import (
     INTERACT_STATE,
+    LAB_PYTHON,
     NOTEBOOK_STATE,
     REDRAW_S,
     LabServer,
@@ -73,6 +75,26 @@ class LabPage:
 
     def close(self):
         self.context.close()
+
+
+def test_the_kernels_run_the_lab_python(lab):
+    """A kernel the server starts runs ``LAB_PYTHON`` (under .ci/run: the student environment's venv)."""
+    kernel = lab.api("/api/kernels", "POST")
+    try:
+        deadline, argv = time.monotonic() + 60, None
+        while argv is None and time.monotonic() < deadline:
+            for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+                try:
+                    args = cmdline.read_bytes().decode(errors="replace").split("\0")
+                except OSError:
+                    continue
+                if any(kernel["id"] in a for a in args) and "ipykernel_launcher" in args:
+                    argv = args
+            time.sleep(0.2)
+        assert argv is not None, "no kernel process found"
+        assert argv[0] == LAB_PYTHON, f"the kernel runs {argv[0]}, not {LAB_PYTHON}"
+    finally:
+        lab.api(f"/api/kernels/{kernel['id']}", "DELETE")
 
 
 @pytest.fixture(scope="module")
