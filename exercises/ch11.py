@@ -440,4 +440,92 @@ class SigmaByHand(Exercise):
                              answer=round(_sigma(p), 1), tolerance=0.2)]
 
 
-EXERCISES = [PerIterationBudget(), ClipSweep(), SmallData(), ThreeSigmas(), AccountingRoutes(), SigmaByHand()]
+def _replace_sigma(p):
+    """σ of one step calibrated to the replace-one sensitivity 2C at the trainer's per-step (ε_i, δ_i)."""
+    eps_i, delta_i = 0.95 * p["epsilon"] / p["k"], p["delta"] / p["k"]
+    return analytic_gaussian_sigma(2 * p["clip"], eps_i, delta_i)
+
+
+class ReplaceOneSigma(Exercise):
+    chapter, key, label, title = "11", "ex6", "ch06-ex6", "Replace-one neighbours: derive the sensitivity and σ"
+    points, kind, exercise_type = 2.0, "mixed", "derivation"
+    randomness = "none"  # a formula: the answer does not depend on the seed
+    default = {"epsilon": 1.0, "delta": 1e-5, "k": 20, "clip": 1.5}
+    missing = "set answer_ex6 to the pair (sensitivity, sigma)"
+    shape, shape_hint = 2, "answer_ex6 is a pair: (the replace-one L2 sensitivity, σ of one step)"
+    prompt = ("Show that the replace-one bound 2C is attained, and that the analytic Gaussian σ is proportional to "
+              "the sensitivity, step by step.")
+    rubric = (
+        RubricItem("2C is attained", 2, "the difference of the sums is clip(g_u', C) − clip(g_u, C), at most 2C by "
+                   "the triangle inequality; the theorem assumes nothing about the model, so a record with gradient "
+                   "g_u = v, ‖v‖ ≥ C, replaced by one with g_u' = −v gives clip(−v) − clip(v) = −2C·v/‖v‖, of norm "
+                   "exactly 2C: no smaller bound holds for all models and data",
+                   "the upper bound only, or an attaining pair without checking the clipped norms",
+                   "states 2C without argument"),
+        RubricItem("σ scales with Δ", 2, "the analytic condition Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ) ≤ δ "
+                   "depends on σ and Δ only through σ/Δ, so the smallest σ for 2C is exactly twice the one for C "
+                   "(equivalently: M(D)/Δ is the mechanism with sensitivity 1, and rescaling is post-processing)",
+                   "says 'σ is linear in Δ' without the reason", "missing, or σ scaled by √2 or 4"),
+        RubricItem("the number and its meaning", 1, "σ = 2·analytic_gaussian_sigma(C, ε_i, δ_i), evaluated; "
+                   "the same budget buys half the signal-to-noise under replace-one (or: keeping the add/remove σ "
+                   "gives only (2ε_i, (1 + e^ε_i)δ_i) per step by group privacy)", "number only", "missing"))
+
+    def params(self, rng):
+        return {"epsilon": float(rng.choice([0.5, 1.0, 2.0])), "delta": float(rng.choice([1e-5, 1e-6])),
+                "k": int(rng.choice([10, 20, 50])), "clip": float(rng.choice([0.5, 1.0, 1.5, 2.0]))}
+
+    def statement(self, p):
+        e, d, k, c = p["epsilon"], p["delta"], p["k"], p["clip"]
+        return ("Under *replace-one* neighbours (the same $n$, one person's record replaced by another), the "
+                "theorem on the clipped sum bounds the L2 sensitivity of "
+                "$S_C(D) = \\sum_{u \\in D} \\operatorname{clip}(g_u(\\theta), C)$ by $2C$. (a) Show that this bound is "
+                "attained: give two per-example gradients (of any model; the theorem assumes nothing about it) whose "
+                "swap moves the sum by exactly $2C$. (b) Show from the analytic "
+                "Gaussian condition that the smallest σ is proportional to the sensitivity. (c) For the trainer's "
+                f"per-step budget at $(\\varepsilon, \\delta) = ({e:g}, 10^{{{round(math.log10(d))}}})$, $k = {k}$, "
+                f"$(\\varepsilon_i, \\delta_i) = (0.95\\varepsilon/k, \\delta/k)$, and $C = {c:g}$, compute the σ "
+                "that makes one step $(\\varepsilon_i, \\delta_i)$-DP for replace-one neighbours. Set "
+                "`answer_ex6 = (sensitivity, sigma)`. Write (a) and (b) in a Markdown cell.")
+
+    def solve(self, p):
+        return (2 * p["clip"], _replace_sigma(p))
+
+    def parts(self, p):
+        e, d, k, c = p["epsilon"], p["delta"], p["k"], p["clip"]
+        eps_i, delta_i = 0.95 * e / k, d / k
+        sigma = _replace_sigma(p)
+        add_remove = analytic_gaussian_sigma(c, eps_i, delta_i)
+        mistakes = [Mistake.near(add_remove, "that σ is calibrated to C, the add/remove sensitivity; replace-one "
+                                 "needs 2C", rtol=1e-3),
+                    Mistake.near(math.sqrt(2) * add_remove, "σ does not grow with √2: the condition depends on σ/Δ "
+                                 "only, so doubling Δ doubles σ", rtol=1e-3),
+                    Mistake.near(4 * add_remove, "4σ: the variance grows fourfold, σ only twofold", rtol=1e-3)]
+        classic = 2 * c * math.sqrt(2 * math.log(1.25 / delta_i)) / eps_i
+        if abs(classic / sigma - 1) > 0.01:
+            mistakes.append(Mistake.near(classic, "that is the classic calibration √(2 ln(1.25/δ))Δ/ε; the trainer "
+                                         "uses the analytic one (analytic_gaussian_sigma)", rtol=1e-3))
+        return [Part.near("sensitivity", 2 * c, "the replace-one L2 sensitivity of the clipped sum is 2C", rtol=1e-9,
+                          mistakes=[Mistake.near(c, "C is the add/remove sensitivity: a replacement removes one "
+                                                 "clipped gradient and adds another", rtol=1e-9),
+                                    Mistake.near(math.sqrt(2) * c, "√2·C holds only for orthogonal gradients; "
+                                                 "opposite ones give 2C", rtol=1e-6)]),
+                Part.near("sigma", sigma, "σ = analytic_gaussian_sigma(2C, ε_i, δ_i) = 2·analytic_gaussian_sigma(C, "
+                          "ε_i, δ_i)", rtol=1e-3, mistakes=mistakes)]
+
+    def exam(self):
+        sigma = 2 * analytic_gaussian_sigma(1.0, 0.05, 1e-6)
+        return [ExamQuestion("ch11-replace-sigma", "One step of noisy gradient descent clips per-example gradients "
+                             "to norm $C = 1$ and must be $(0.05, 10^{-6})$-DP for replace-one neighbours with the "
+                             "analytic Gaussian calibration. What σ does it need? Give one decimal.", "numeric",
+                             answer=round(sigma, 1), tolerance=0.2),
+                ExamQuestion("ch11-replace-sensitivity", "The sum of per-example gradients clipped to norm C: what "
+                             "is its L2 sensitivity under replace-one neighbours, and why can it not be smaller?",
+                             "choice", answer="2C: swapping a record for one whose clipped gradient points the "
+                             "opposite way moves the sum by exactly 2C",
+                             distractors=("C: one record changes", "√2·C: the two gradients add in quadrature"),
+                             feedback=("C is add/remove; a replacement removes one gradient and adds another",
+                                       "√2·C holds only for orthogonal gradients; opposite ones give 2C"))]
+
+
+EXERCISES = [PerIterationBudget(), ClipSweep(), SmallData(), ThreeSigmas(), AccountingRoutes(), SigmaByHand(),
+             ReplaceOneSigma()]
