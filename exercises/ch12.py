@@ -12,7 +12,7 @@ import math
 from scipy.stats import norm
 
 from dp_lib import best_of_k_epsilon, clopper_pearson, max_tpr, random_stopping_epsilon, tnb_mean
-from exercises._core import ExamQuestion, Exercise, Mistake, Part
+from exercises._core import ExamQuestion, Exercise, Mistake, Part, RubricItem
 
 SETUP = """\
 import math
@@ -220,4 +220,74 @@ class CanaryRuns(Exercise):
                                        "enough, but a smaller N already certifies 0.7"))]
 
 
-EXERCISES = [AttackCeiling(), ToyAuc(), TuningCost(), CanaryRuns()]
+class CeilingDerivation(Exercise):
+    chapter, key, label, title = "12", "ex5", "attacking-ex5", "Derive the ceiling on membership attacks"
+    points, kind, exercise_type = 2.0, "mixed", "derivation"
+    randomness = "none"  # a formula: the answer does not depend on the seed
+    default = {"epsilon": 2.0, "delta": 1e-3}
+    missing = "set answer_ex5 to the pair (FPR where the two bounds meet, the TPR ceiling there)"
+    shape, shape_hint = 2, "answer_ex5 is a pair: (alpha_star, tpr_star)"
+    prompt = ("Derive both bounds of the ceiling from the definition of (ε, δ)-DP, and the FPR α* where they meet, "
+              "step by step.")
+    rubric = (
+        RubricItem("the attack as an event", 1, "the attack is a (possibly randomised) function of the output; S = "
+                   "{outputs it calls 'member'}; TPR = P[M(D) ∈ S] with the target x in D, FPR = P[M(D') ∈ S] with "
+                   "D' = D without x, neighbours", "TPR/FPR named without the event or the neighbouring pair",
+                   "missing"),
+        RubricItem("the first bound", 1, "the definition on S, D before D': TPR ≤ e^ε·FPR + δ",
+                   "the direction of the inequality or the δ wrong", "missing"),
+        RubricItem("the second bound", 2, "the definition on the complement of S, D' before D: "
+                   "1 − FPR ≤ e^ε(1 − TPR) + δ, so TPR ≤ 1 − e^(−ε)(1 − δ − FPR)", "uses the complement but "
+                   "the algebra slips", "missing (only the first bound)"),
+        RubricItem("where they meet", 1, "e^ε α + δ = 1 − e^(−ε)(1 − δ − α) gives α(e^ε − e^(−ε)) = (1 − δ)(1 − "
+                   "e^(−ε)), so α* = (1 − δ)/(1 + e^ε); the first bound binds below α*, the second above; evaluated",
+                   "right equation, algebra slip", "missing"))
+
+    def params(self, rng):
+        return {"epsilon": float(rng.choice([0.5, 1.0, 2.0, 3.0])), "delta": float(rng.choice([1e-3, 2e-3, 5e-3]))}
+
+    def statement(self, p):
+        e, d = p["epsilon"], p["delta"]
+        return (f"A model is trained with $(\\varepsilon, \\delta) = ({e:g}, {d:g})$-DP. Derive from the definition "
+                "of $(\\varepsilon, \\delta)$-DP that every membership attack on a record $x$ satisfies "
+                "$\\mathrm{TPR} \\le e^\\varepsilon \\alpha + \\delta$ and "
+                "$\\mathrm{TPR} \\le 1 - e^{-\\varepsilon}(1 - \\delta - \\alpha)$ at FPR $\\alpha$ (hint: apply "
+                "the definition to the event 'the attack says member' and to its complement, with the two data "
+                "sets in the two orders). Find the FPR $\\alpha^*$ at which the two bounds are equal, and the TPR "
+                "ceiling there. Set `answer_ex5 = (alpha_star, tpr_star)`, four significant digits or more, and check "
+                "`tpr_star` with `max_tpr`. Write the derivation in a Markdown cell.")
+
+    def solve(self, p):
+        e, d = p["epsilon"], p["delta"]
+        alpha = (1 - d) / (1 + math.exp(e))
+        return (alpha, math.exp(e) * alpha + d)
+
+    def parts(self, p):
+        e, d = p["epsilon"], p["delta"]
+        alpha, tpr = self.solve(p)
+        return [
+            Part.near("alpha_star", alpha, "solve e^ε α + δ = 1 − e^(−ε)(1 − δ − α) for α", rtol=5e-4, mistakes=[
+                Mistake.near(1 / (1 + math.exp(e)), "1/(1 + e^ε) drops δ: the bounds meet at (1 − δ)/(1 + e^ε)",
+                             rtol=2e-4),
+                Mistake.near((1 - d) * math.exp(-e), "there the first bound reaches 1; the second bound is lower "
+                             "already: set the two bounds equal", rtol=2e-3),
+                Mistake.near(1 - (1 - d) / (1 + math.exp(e)), "that is 1 − α*: check which side of the complement "
+                             "you solved for", rtol=5e-4)]),
+            Part.near("tpr_star", tpr, "the ceiling at α* is e^ε α* + δ (= max_tpr(α*, ε, δ))", rtol=5e-4,
+                      mistakes=[
+                          Mistake.near(math.exp(e) * alpha, "add δ: TPR ≤ e^ε α + δ", rtol=3e-4),
+                          Mistake.near(1.0, "TPR = 1 is where the first bound alone ends; the second bound caps "
+                                       "the TPR below 1 until α = 1 − δ", rtol=0, atol=1e-6)])]
+
+    def exam(self):
+        e, d = 1.0, 1e-3
+        alpha = (1 - d) / (1 + math.exp(e))
+        return [ExamQuestion("ch12-ceiling-corner", "A model is $(1, 10^{-3})$-DP. The two bounds "
+                             "$e^\\varepsilon\\alpha + \\delta$ and $1 - e^{-\\varepsilon}(1 - \\delta - \\alpha)$ "
+                             "on a membership attack's TPR at FPR α are equal at which α?", "choice",
+                             answer=f"{alpha:.4f}", distractors=(f"{(1 - d) * math.exp(-e):.4f}", f"{1 - alpha:.4f}"),
+                             feedback=("there the first bound reaches 1; the second one is already lower",
+                                       "that is 1 − α*: the complement solved for the wrong side"))]
+
+
+EXERCISES = [AttackCeiling(), ToyAuc(), TuningCost(), CanaryRuns(), CeilingDerivation()]
