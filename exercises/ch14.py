@@ -215,4 +215,78 @@ class DiscreteGaussianVariance(Exercise):
                                        "the guarantee depends on the parameter σ, not on the variance"))]
 
 
-EXERCISES = [DiscreteLaplaceAtZero(), SnappingGrid(), NumpyShare(), DiscreteGaussianVariance()]
+class DiscreteLaplaceVarianceDerivation(Exercise):
+    chapter, key, label, title = "14", "ex5", "exact-ex5", "Derive the discrete Laplace variance"
+    points, kind, exercise_type = 2.0, "mixed", "derivation"
+    randomness = "none"  # a formula: the answer does not depend on the seed
+    default = {"epsilon": 0.5}
+    missing = "set answer_ex5 to the pair (variance, variance / (2 t²))"
+    shape, shape_hint = 2, "answer_ex5 is a pair: (the variance, its ratio to the continuous Laplace's 2t²)"
+    prompt = ("Derive Var[Z] = 2p/(1 - p)² for the discrete Laplace law with scale t (p = exp(-1/t)), step by step "
+              "from the pmf, and say why it is below 2t².")
+    rubric = (
+        RubricItem("mean and symmetry", 1, "E[Z] = 0 because the pmf is symmetric and the sums converge (p < 1), so "
+                   "Var[Z] = E[Z²] = 2·(1 - p)/(1 + p)·Σ_{z≥1} z² p^z", "writes Var = E[Z²] without saying why the "
+                   "mean is 0, or forgets the factor 2 of the two sides", "no reduction to a one-sided sum"),
+        RubricItem("the series", 2, "Σ_{z≥1} z² p^z = p(1 + p)/(1 - p)³, obtained by differentiating the geometric "
+                   "series Σ p^z = p/(1 - p) twice (p d/dp applied twice), or from the one-sided geometric law's "
+                   "moments", "the right value quoted without a derivation, or an algebra slip carried through",
+                   "missing or wrong series"),
+        RubricItem("the result", 1, "multiplies by the normalising constant (1 - p)/(1 + p) and the factor 2 to get "
+                   "2p/(1 - p)², and evaluates it at the exercise's t", "right formula, wrong number (e.g. p = e^(-t))",
+                   "no closed form"),
+        RubricItem("below 2t²", 1, "with u = 1/t: 2p/(1 - p)² = 1/(2 sinh²(u/2)) < 2/u² = 2t² because sinh x > x "
+                   "for x > 0 (or: the ratio tends to 1 as t grows, and is visibly below it at small t)",
+                   "asserts it from the numbers alone", "missing"))
+
+    def params(self, rng):
+        # ε = 1 (t = 1) is left out: there p = e^(-1/t) = e^(-t), so the 'p = e^(-t)' mistake would be right.
+        return {"epsilon": float(rng.choice([0.25, 0.5, 2.0, 4.0]))}
+
+    def statement(self, p):
+        t = 1 / p["epsilon"]
+        return ("Derive the variance of the discrete Laplace law with scale $t$, "
+                "$\\Pr[Z = z] = \\frac{1-p}{1+p}\\,p^{|z|}$ with $p = e^{-1/t}$: show that "
+                "$\\mathrm{Var}[Z] = 2p/(1-p)^2$ (hint: differentiate the geometric series $\\sum_{z \\ge 1} p^z$ "
+                "twice). Then evaluate it for `discrete_laplace_mech` at "
+                f"$\\varepsilon = {p['epsilon']:g}$ (sensitivity 1, so $t = {t:g}$) and compare it with the continuous "
+                "Laplace variance $2t^2$: set `answer_ex5 = (variance, variance / (2 * t**2))`, four significant "
+                "digits or more. Write the derivation in a Markdown cell.")
+
+    def solve(self, p):
+        t = 1 / p["epsilon"]
+        q = math.exp(-1 / t)
+        var = 2 * q / (1 - q) ** 2
+        return (var, var / (2 * t ** 2))
+
+    def parts(self, p):
+        t = 1 / p["epsilon"]
+        q = math.exp(-1 / t)
+        var, ratio = self.solve(p)
+        wrong_p = math.exp(-t)
+        return [
+            Part.near("variance", var, f"the variance at t = {t:g} is 2p/(1 - p)² with p = exp(-1/t)", rtol=1e-3,
+                      mistakes=[
+                          Mistake.near(2 * t ** 2, f"{2 * t ** 2:g} = 2t² is the continuous Laplace's variance; the "
+                                       "discrete law's is 2p/(1 - p)², a little smaller", rtol=1e-4),
+                          Mistake.near(var / 2, "half the variance: one side of the law only. The sum over z ≠ 0 is "
+                                       "twice the sum over z ≥ 1", rtol=1e-3),
+                          Mistake.near(2 * q * (1 + q) / (1 - q) ** 3, "that is Σ z² p^|z| without the normalising "
+                                       "constant (1 - p)/(1 + p)", rtol=1e-3),
+                          Mistake.near(2 * wrong_p / (1 - wrong_p) ** 2, "p = exp(-1/t), not exp(-t): with t = Δ/ε, "
+                                       "p = exp(-ε/Δ)", rtol=1e-3)]),
+            Part.near("ratio", ratio, "the ratio is the variance divided by 2t² (below 1)", rtol=1e-3,
+                      mistakes=[Mistake.near(1 / ratio, "a ratio above 1: divide the variance by 2t², not 2t² by "
+                                             "the variance", rtol=1e-4)])]
+
+    def exam(self):
+        q = math.exp(-1 / 4)
+        var = 2 * q / (1 - q) ** 2
+        return [ExamQuestion("ch14-dlap-var", "The discrete Laplace law $\\Pr[Z = z] \\propto p^{|z|}$ with "
+                             "$p = e^{-1/t}$ has $\\mathrm{Var}[Z] = 2p/(1-p)^2$. What is it at $t = 4$ "
+                             "(ε = 0.25, sensitivity 1)? Give two decimals.", "numeric",
+                             answer=round(var, 2), tolerance=0.01)]
+
+
+EXERCISES = [DiscreteLaplaceAtZero(), SnappingGrid(), NumpyShare(), DiscreteGaussianVariance(),
+             DiscreteLaplaceVarianceDerivation()]
