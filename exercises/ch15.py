@@ -275,4 +275,80 @@ class HeavyUserAttack(Exercise):
                              tolerance=0.001)]
 
 
-EXERCISES = [ContributionSensitivity(), PartitionThreshold(), BestBounds(), HeavyUserAttack()]
+class GroupPrivacyDerivation(Exercise):
+    chapter, key, label, title = "15", "ex5", "ch10-ex5", "Group privacy with a δ: a user with k rows"
+    points, kind, exercise_type = 2.0, "mixed", "derivation"
+    randomness = "none"  # a formula: the answer does not depend on the seed
+    default = {"epsilon": 1.0, "delta": 1e-6, "rows": 10}
+    missing = "set answer_ex5 to the pair (ε_user, δ_user)"
+    shape, shape_hint = 2, "answer_ex5 is a pair: (ε_user, δ_user)"
+    prompt = ("Derive the (ε, δ) guarantee for a user with k rows from the event-level (ε, δ) one, step by step, "
+              "and compare your δ with the simpler bound k·e^((k-1)ε)·δ.")
+    rubric = (
+        RubricItem("the chain", 1, "walks from D to D' one row at a time through D = D_0, D_1, ..., D_k = D', "
+                   "consecutive logs neighbours (k rows of one user: k steps)", "a chain without saying why its "
+                   "links are neighbours", "no chain (states kε by analogy)"),
+        RubricItem("the induction", 2, "P[M(D_0) ∈ S] ≤ e^ε P[M(D_1) ∈ S] + δ ≤ e^ε(e^ε P[M(D_2) ∈ S] + δ) + δ "
+                   "≤ ... ≤ e^(kε) P[M(D_k) ∈ S] + δ(1 + e^ε + ... + e^((k-1)ε)): each step multiplies the δ "
+                   "already collected by e^ε", "right shape but the δ terms added without the e^(jε) factors (kδ)",
+                   "missing"),
+        RubricItem("the sum", 1, "δ_user = δ(e^(kε) - 1)/(e^ε - 1), evaluated; ε_user = kε", "one of the two "
+                   "numbers wrong", "no numbers"),
+        RubricItem("compare", 1, "each e^(jε) ≤ e^((k-1)ε), so the sum is at most k e^((k-1)ε) δ (the usual, looser "
+                   "form); either way δ grows like e^((k-1)ε): at ε = 1 and k = 10 by a factor of over 10,000, which "
+                   "is why the chapter bounds contributions and calibrates the noise to them instead",
+                   "compares the numbers without the lesson", "missing"))
+
+    def params(self, rng):
+        return {"epsilon": float(rng.choice([0.1, 0.5, 1.0])), "delta": float(rng.choice([1e-6, 1e-8])),
+                "rows": int(rng.choice([2, 5, 10]))}
+
+    def statement(self, p):
+        e, d, k = p["epsilon"], p["delta"], p["rows"]
+        return (f"A release is $(\\varepsilon, \\delta) = ({e:g}, 10^{{{round(math.log10(d))}}})$-DP for event-level "
+                "neighbours (logs that "
+                f"differ in one row). A user has $k = {k}$ rows. Derive, from the definition alone, the guarantee "
+                "for logs that differ in this user's rows: chain $k$ neighbouring logs as in the proof of group "
+                "privacy (Chapter 3, Composition), but keep track of δ at every step. Set "
+                "`answer_ex5 = (epsilon_user, delta_user)`, with δ_user the exact value your chain gives (the sum, "
+                "before any simplification), and compare it with $k e^{(k-1)\\varepsilon}\\delta$. Write the "
+                "derivation in a Markdown cell.")
+
+    def solve(self, p):
+        e, d, k = p["epsilon"], p["delta"], p["rows"]
+        return (k * e, d * math.expm1(k * e) / math.expm1(e))
+
+    def parts(self, p):
+        e, d, k = p["epsilon"], p["delta"], p["rows"]
+        eps_user, delta_user = self.solve(p)
+        return [
+            Part.near("epsilon_user", eps_user, f"each of the k = {k} steps of the chain multiplies by e^ε: "
+                      "ε_user = kε", rtol=1e-6, mistakes=[
+                          Mistake.near(e, "that is the event-level ε; the user's rows are k steps apart",
+                                       rtol=1e-6),
+                          Mistake.near(e * math.sqrt(k), "ε√k is not a bound for k rows of one user: group "
+                                       "privacy is linear in k", rtol=1e-6)]),
+            Part.near("delta_user", delta_user, "δ_user = δ(1 + e^ε + ... + e^((k-1)ε)) = δ(e^(kε) - 1)/(e^ε - 1)",
+                      rtol=1e-3, mistakes=[
+                          Mistake.near(k * d, "kδ adds the δ of each step without the factor e^ε that every "
+                                       "later step applies to it", rtol=1e-3),
+                          Mistake.near(k * math.exp((k - 1) * e) * d, "k·e^((k-1)ε)·δ is the simplified, looser "
+                                       "bound; the question asks for the chain's exact sum", rtol=1e-3),
+                          Mistake.near(math.exp(k * e) * d, "e^(kε)δ is not the chain's sum: the δ of step j is "
+                                       "multiplied by e^(jε), j = 0, ..., k-1", rtol=1e-3),
+                          Mistake.near(d, "δ does not stay the same: each step of the chain adds one δ and "
+                                       "multiplies the ones before by e^ε", rtol=1e-3)])]
+
+    def exam(self):
+        e, d, k = 0.5, 1e-6, 4
+        right = d * math.expm1(k * e) / math.expm1(e)
+        return [ExamQuestion("ch15-group-delta", "A release is $(0.5, 10^{-6})$-DP for one row. Chaining the "
+                             "definition over the 4 rows of one user gives $(2, \\delta_4)$-DP for that user. What "
+                             "is $\\delta_4$?", "choice", answer=f"{right:.3g}",
+                             distractors=(f"{k * d:.3g}", f"{k * math.exp((k - 1) * e) * d:.3g}"),
+                             feedback=("kδ forgets that every later step multiplies the δ collected so far by e^ε",
+                                       "k·e^((k−1)ε)·δ is a valid but looser simplification of the chain's sum"))]
+
+
+EXERCISES = [ContributionSensitivity(), PartitionThreshold(), BestBounds(), HeavyUserAttack(),
+             GroupPrivacyDerivation()]
