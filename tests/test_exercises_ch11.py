@@ -92,3 +92,14 @@ def test_setup_and_setup_code_run():
     exec(chapter.SETUP + "rng = make_rng(0)\n", namespace)  # the assignment's setup cell
     for ex in EXERCISES:
         exec(ex.setup_code(ex.default), dict(namespace))
+
+
+def test_ex6_sigma_doubles_with_the_sensitivity():
+    """The analytic Gaussian σ is proportional to Δ: the replace-one σ is twice the add/remove one."""
+    from dp_lib import analytic_gaussian_sigma
+
+    ex = next(e for e in EXERCISES if e.key == "ex6")
+    for p in [ex.default] + [ex.params(np.random.default_rng(s)) for s in range(5)]:
+        sensitivity, sigma = ex.solve(p)
+        add_remove = analytic_gaussian_sigma(p["clip"], 0.95 * p["epsilon"] / p["k"], p["delta"] / p["k"])
+        assert sensitivity == 2 * p["clip"] and sigma == pytest.approx(2 * add_remove, rel=1e-9)

@@ -90,3 +90,15 @@ def test_setup_and_setup_code_run():
     exec(chapter.SETUP + "rng = make_rng(0)\n", namespace)  # the assignment's setup cell
     for ex in EXERCISES:
         exec(ex.setup_code(ex.default), dict(namespace))
+
+
+@pytest.mark.parametrize("epsilon", [0.25, 0.5, 2.0, 4.0])
+def test_ex5_derived_variance_is_the_pmf_sum(epsilon):
+    """The derivation's 2p/(1-p)² against Σ z² P(z) summed over the integers, and below 2t²."""
+    from dp_lib import discrete_laplace_pmf
+
+    ex = next(e for e in EXERCISES if e.key == "ex5")
+    var, ratio = ex.solve({"epsilon": epsilon})
+    zs = np.arange(-2000, 2001)
+    assert var == pytest.approx(float(np.sum(zs ** 2 * discrete_laplace_pmf(zs, 1 / epsilon))), rel=1e-9)
+    assert ratio < 1
