@@ -109,14 +109,18 @@ class Condition:
 
 @dataclasses.dataclass(frozen=True)
 class Probe:
-    """A hidden test that needs the student's code: call ``function`` (a name the student defines) with
-    ``args`` (plain data) in the student's process; ``expect(result_plain, params)`` returns ``None`` or a hint."""
+    """A hidden test that needs the student's code: call ``function`` with ``args`` (plain data) in the student's
+    process; ``expect(result_plain, params)`` returns ``None`` or a hint (never the expected value).
+
+    ``function`` is a name the student defines, or a dotted path from one (``answer_ex1.event``: the event
+    inside the student's AuditResult); with ``arrays`` every list argument arrives as a float numpy array."""
 
     name: str
     function: str
     args: tuple
     expect: Callable[[Any, dict], str | None]
     points: float = 1.0
+    arrays: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -154,6 +158,16 @@ class Exercise:
     part; kind : "auto" (all checked by the grader), "mixed" (checked parts and an open part) or "open"
     (rubric only); default : the book's parameters; rubric : criteria of the open part; prompt : the open
     question, as shown in the assignment (answered in a Markdown cell).
+
+    randomness : how the answer may depend on the setup cell's ``rng`` (the grader runs every submission a second
+    time with a hidden seed in the setup cell, see ``tools/classroom/grade.py``):
+
+    * ``"none"`` — the answer must not depend on the seed: both runs give the same value of every part (to 1e-9);
+    * ``"fixed-seed"`` — the exercise fixes its own seed (``make_rng(2024)``): like ``"none"``;
+    * ``"draws"`` — a Monte Carlo answer from ``rng``: the second run must pass the same parts too, and the answer
+      must change with the seed (a number typed in from a classmate or the book does not);
+    * ``"either"`` — the statement allows an exact value or an estimate from ``rng`` (or a choice that honest
+      seeds may change): the second run must pass the same parts, nothing more.
     """
 
     chapter: ClassVar[str]
@@ -167,6 +181,7 @@ class Exercise:
     rubric: ClassVar[tuple[RubricItem, ...]] = ()
     prompt: ClassVar[str] = ""
     exercise_type: ClassVar[str] = "computation"  # computation | derivation | design | find-the-bug
+    randomness: ClassVar[str] = ""  # none | draws | fixed-seed | either (every specification sets it)
 
     @property
     def name(self) -> str:
@@ -213,6 +228,9 @@ class Exercise:
     def exam(self) -> list[ExamQuestion]:
         """Exam questions drawn from this exercise (numbers of the book, or others)."""
         return []
+
+
+RANDOMNESS = ("none", "draws", "fixed-seed", "either")
 
 
 def _interval(value: float, rtol: float, atol: float) -> tuple[float, float]:

@@ -52,6 +52,7 @@ def _percent(hint: str) -> Mistake:
 
 class Differencing(Exercise):
     chapter, key, answer, label = "01", "why_ex1", "answer_why_ex1", "why-ex1"
+    randomness = "none"
     title = "A differencing attack of your own"
     points, kind, exercise_type = 3.0, "mixed", "design"
     default = {"row": 2, "status": "Never-married"}
@@ -132,6 +133,7 @@ class Differencing(Exercise):
 
 class TestingBounds(Exercise):
     chapter, key, answer, label = "01", "why_ex2", "answer_why_ex2", "why-ex2"
+    randomness = "none"
     title = "What ε limits: a guess and a membership test"
     points, kind, exercise_type = 2.0, "auto", "computation"
     default = {"epsilon": 0.5, "fpr": 0.05}
@@ -184,6 +186,7 @@ class TestingBounds(Exercise):
 
 class Coarsening(Exercise):
     chapter, key, answer, label = "01", "why_ex3", "answer_why_ex3", "why-ex3"
+    randomness = "none"
     title = "Coarser generalisation and the homogeneity attack"
     points, kind, exercise_type = 2.0, "mixed", "computation"
     default = {"width": 10, "column": "Sex"}
@@ -257,6 +260,7 @@ def _predicted_share(ratio: float) -> float:
 
 class FewerQueries(Exercise):
     chapter, key, answer, label = "01", "why_ex4", "answer_why_ex4", "why-ex4"
+    randomness = "draws"  # the shares come from the setup's rng (subset_sum_answers)
     title = "Reconstruction with fewer queries"
     points, kind, exercise_type = 2.0, "mixed", "computation"
     default = {"ratio": 0.25}
@@ -332,6 +336,7 @@ class FewerQueries(Exercise):
 
 class EpsilonFromAttack(Exercise):
     chapter, key, answer, label = "01", "why_ex5", "answer_why_ex5", "why-ex5"
+    randomness = "none"
     title = "The ε an attack proves"
     points, kind, exercise_type = 2.0, "mixed", "derivation"
     default = {"tpr": 0.5, "fpr": 0.01}

@@ -34,6 +34,7 @@ def _adult():
 
 class BuggyLaplace(Exercise):
     chapter, key, label, title = "02", "ex1", "ch01-ex1", "A buggy Laplace sampler"
+    randomness = "draws"  # 100,000 draws from the setup's rng
     points, kind, exercise_type = 3.0, "mixed", "find-the-bug"
     default = {"b": 2.0}
     shape, shape_hint = 3, "answer_ex1 must be a triple (mean, smallest value, variance)"
@@ -96,6 +97,7 @@ class BuggyLaplace(Exercise):
 
 class ScaleAndStd(Exercise):
     chapter, key, label, title = "02", "ex2", "ch01-ex2", "Laplace scale and standard deviation"
+    randomness = "none"
     points = 2.0
     default = {"sensitivity": 2.0, "epsilon": 0.5}
     shape, shape_hint = 2, "answer_ex2 must be a pair (scale, std)"
@@ -147,6 +149,7 @@ GROUPS = {"rich": ("Target", ">50K", "whose income class (`Target`) is `>50K`"),
 
 class MedianError(Exercise):
     chapter, key, label, title = "02", "ex3", "ch01-ex3", "Median percent error of a noisy count"
+    randomness = "draws"  # 1,000 releases from the setup's rng
     points, kind, exercise_type = 2.0, "mixed", "computation"
     default = {"group": "rich", "epsilon": 0.01}
     missing = "set answer_ex3 to the median percent error at the smallest epsilon"
@@ -206,6 +209,7 @@ class MedianError(Exercise):
 
 class AnalyticSigma(Exercise):
     chapter, key, label, title = "02", "ex4", "ch01-ex4", "Gaussian noise at ε ≥ 1"
+    randomness = "none"
     points, kind, exercise_type = 2.0, "mixed", "computation"
     default = {"epsilon": 2.0, "delta": 1e-6}
     missing = "set answer_ex4 to the σ you would use"
@@ -266,6 +270,7 @@ class AnalyticSigma(Exercise):
 
 class TailBound(Exercise):
     chapter, key, label, title = "02", "ex5", "ch01-ex5", "An error bound from the Laplace tail"
+    randomness = "none"
     points, kind, exercise_type = 2.0, "mixed", "derivation"
     default = {"epsilon": 0.5, "beta": 0.05}
     missing = "set answer_ex5 to the error t (a number)"

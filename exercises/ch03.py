@@ -42,6 +42,7 @@ def _exactly(label, value, hint, mistakes=()):
 
 class Neighbours(Exercise):
     chapter, key, label, title = "03", "ex1", "ch02-ex1", "Three releases under two neighbouring relations"
+    randomness = "none"
     points, kind, exercise_type = 2.0, "auto", "computation"
     default = {"education": 0.5, "sex": 0.3, "count": 0.2}
     shape, shape_hint = 2, "answer_ex1 must be a pair (add/remove, replace-one)"
@@ -95,6 +96,7 @@ class Neighbours(Exercise):
 
 class BreakEven(Exercise):
     chapter, key, label, title = "03", "ex2", "ch02-ex2", "When advanced composition wins"
+    randomness = "none"
     points, kind, exercise_type = 2.0, "mixed", "derivation"
     default = {"epsilon": 0.05, "delta_prime": 1e-6}
     missing = "set answer_ex2 to the smallest k"
@@ -177,6 +179,7 @@ FAMILIES = {
 
 class WhichBins(Exercise):
     chapter, key, label, title = "03", "ex3", "ch02-ex3", "Which bins compose in parallel"
+    randomness = "none"
     points, kind, exercise_type = 3.0, "auto", "computation"
     default = {"families": ["status", "age-income", "married"]}
     shape, shape_hint = 3, "answer_ex3 must be three costs in units of ε: (a), (b), (c)"
@@ -232,6 +235,7 @@ class WhichBins(Exercise):
 
 class AccountantRepeats(Exercise):
     chapter, key, label, title = "03", "ex4", "ch02-ex4", "Repeating a query under a budget"
+    randomness = "none"  # the count and the formula's std: the draws do not enter the answer
     points, kind, exercise_type = 2.0, "auto", "computation"
     default = {"budget": 1.0, "epsilon": 0.1}
     shape, shape_hint = 2, "answer_ex4 must be a pair (answers, std of their mean)"
@@ -291,6 +295,7 @@ class AccountantRepeats(Exercise):
 
 class BandsBug(Exercise):
     chapter, key, label, title = "03", "ex5", "ch02-ex5", "A parallel-composition claim to audit"
+    randomness = "none"
     points, kind, exercise_type = 2.0, "mixed", "find-the-bug"
     default = {"bands": 5, "statistics": 2, "epsilon": 0.5}
     missing = "set answer_ex5 to the total ε the release really has"

@@ -14,7 +14,7 @@ import pandas as pd
 
 from dp_lib import (ThresholdEvent, epsilon_lower_bound, laplace_cdf, laplace_mech, load_adult, make_rng,
                     sample_laplace, search_events)
-from exercises._core import Condition, ExamQuestion, Exercise, Mistake, Part, RubricItem
+from exercises._core import Condition, ExamQuestion, Exercise, Mistake, Part, Probe, RubricItem
 
 SETUP = """\
 import math
@@ -53,6 +53,7 @@ def _noisy_histogram(occupation: str):
 
 class DataDependentBins(Exercise):
     chapter, key, label, title = "05", "ex1", "chA1-ex1", "Auditing a histogram whose bins come from the data"
+    randomness = "either"  # the reasoned event gives the same bound for every seed, search_events' a seed-dependent one (both > 5)
     points, kind, exercise_type = 3.0, "auto", "find-the-bug"
     default = {"occupation": "Armed-Forces", "claimed": 1.0, "trials": 100_000}
     missing = "store the AuditResult of epsilon_lower_bound in answer_ex1"
@@ -96,6 +97,30 @@ class DataDependentBins(Exercise):
                           f"(claimed_epsilon={p['claimed']!r})", "number", p["claimed"], p["claimed"]),
                 Condition(0, ".trials", f"use {p['trials']:,} runs per input", "number", p["trials"], 1e15)]
 
+    def hidden_tests(self, p):
+        # The answer includes the student's event (answer_ex1.event). Any event that certifies the bound, the
+        # reasoned one (a bin is released, or its complement) or a threshold that search_events finds far in the
+        # lower tail, gives one truth value to NaN ("no bin") and the other to released counts within 2 noise
+        # scales of the count 1; it must return one boolean per output, also for a single output.
+        b = 1 / p["claimed"]
+        outputs = [math.nan, 1.0, 1 + 2 * b, math.nan, 1 - 2 * b]
+
+        def separates(value, p):
+            if not (isinstance(value, list) and len(value) == 5 and all(isinstance(v, bool) for v in value)):
+                return "your event must return one boolean per output (a boolean array of the same length)"
+            if value[0] != value[3] or value[1] != value[2] or value[1] != value[4] or value[0] == value[1]:
+                return ("your event does not tell a missing bin (NaN) from a released count: it should depend on "
+                        "whether the bin is released at all")
+            return None
+
+        def one(value, p):
+            if not (isinstance(value, list) and len(value) == 1 and isinstance(value[0], bool)):
+                return "your event must also work on a single output: one boolean per output"
+            return None
+
+        return [Probe("event-nan-vs-released", "answer_ex1.event", (outputs,), separates, points=0.5, arrays=True),
+                Probe("event-one-output", "answer_ex1.event", ([1.0],), one, points=0.5, arrays=True)]
+
     def parts(self, p):
         # the event "a bin is released" separates the inputs completely: the bound is the largest the runs can
         # certify (about ln(N / ln 80), above 9 for N = 50,000), deterministic given N; any bound above 5
@@ -125,6 +150,7 @@ def _sum_without_clamp(ages, size, rng):
 
 class MissingClamp(Exercise):
     chapter, key, label, title = "05", "ex2", "chA1-ex2", "An audit that passes a broken mechanism"
+    randomness = "fixed-seed"  # the first audit uses make_rng(seed) of the statement; the second only needs flagged
     points, kind, exercise_type = 3.0, "mixed", "find-the-bug"
     default = {"age": 40.0, "seed": 2024}
     shape, shape_hint = 2, "answer_ex2 must be a pair (ordinary, refuting)"
@@ -235,6 +261,7 @@ def _name(scale: float) -> str:
 
 class HowManyRuns(Exercise):
     chapter, key, label, title = "05", "ex3", "chA1-ex3", "How many runs an audit needs"
+    randomness = "fixed-seed"  # every audit uses make_rng(seed) of the statement
     points, kind, exercise_type = 2.0, "mixed", "computation"
     default = {"scale": 0.8, "seed": 2024}
     missing = "set answer_ex3 to a number of runs"
@@ -302,6 +329,7 @@ class HowManyRuns(Exercise):
 
 class MidpointThreshold(Exercise):
     chapter, key, label, title = "05", "ex4", "chA1-ex4", "Where to put the threshold"
+    randomness = "none"
     points, kind, exercise_type = 2.0, "mixed", "derivation"
     default = {"scale": 0.8, "threshold": 10.5}
     missing = "set answer_ex4 to the log-ratio at the threshold (a number)"

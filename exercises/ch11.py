@@ -52,6 +52,7 @@ def _sigma(p):
 
 class PerIterationBudget(Exercise):
     chapter, key, label, title = "11", "ex1", "ch06-ex1", "The per-iteration budget of noisy gradient descent"
+    randomness = "none"
     points, exercise_type = 2.0, "computation"
     default = {"epsilon": 2.0, "delta": 1e-6, "k": 40}
     shape, shape_hint = 2, "answer_ex1 must be a pair (epsilon_i, delta_i)"
@@ -98,6 +99,7 @@ class PerIterationBudget(Exercise):
 
 class ClipSweep(Exercise):
     chapter, key, label, title = "11", "ex2", "ch06-ex2", "The clipping norm: bias against noise"
+    randomness = "either"  # C = 1, 1.5 and 2 are all accepted: honest seeds may pick another of them
     points, kind, exercise_type = 2.0, "mixed", "design"
     default = {"epsilon": 0.1}
     missing = "set answer_ex2 to the C with the best mean accuracy in your table"
@@ -160,6 +162,7 @@ class ClipSweep(Exercise):
 
 class SmallData(Exercise):
     chapter, key, label, title = "11", "ex3", "ch06-ex3", "Privacy is cheap when n is large"
+    randomness = "none"
     points, kind, exercise_type = 3.0, "mixed", "computation"
     default = {"digit": "7", "epsilon": 0.1}
     shape, shape_hint = 2, "answer_ex3 must be a pair (n, count error in %)"
@@ -232,6 +235,7 @@ class SmallData(Exercise):
 
 class ThreeSigmas(Exercise):
     chapter, key, label, title = "11", "ex4", "ch06-ex4", "Gaussian sequential, Gaussian advanced, Laplace"
+    randomness = "none"
     points, kind, exercise_type = 3.0, "mixed", "computation"
     default = {"epsilon": 1.0, "k": 100, "clip": 1.5}
     shape, shape_hint = 3, ("answer_ex4 must be a triple (Gaussian sequential, Gaussian advanced, Laplace) of noise "
@@ -307,6 +311,7 @@ class ThreeSigmas(Exercise):
 
 class AccountingRoutes(Exercise):
     chapter, key, label, title = "11", "ex5", "ch06-ex5", "Many valid bounds for DP-SGD without sampling"
+    randomness = "none"
     points, kind, exercise_type = 3.0, "mixed", "derivation"
     default = {"epsilon": 2.0, "q": 0.02, "steps": 500}
     shape, shape_hint = 2, "answer_ex5 must be a pair (z, epsilon without sampling)"
@@ -397,6 +402,7 @@ class AccountingRoutes(Exercise):
 
 class SigmaByHand(Exercise):
     chapter, key, label, title = "11", "sigma", "ch06-ex-sigma", "The trainer's σ without running it"
+    randomness = "none"
     answer = "answer_sigma"
     points, exercise_type = 2.0, "computation"
     default = {"epsilon": 1.0, "delta": 1e-5, "k": 50, "clip": 1.0}

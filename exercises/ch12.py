@@ -39,6 +39,7 @@ BIG = 1e12
 
 class AttackCeiling(Exercise):
     chapter, key, label, title = "12", "ex1", "attacking-ex1", "The ceiling on a membership attack's TPR"
+    randomness = "none"
     points, exercise_type = 2.0, "computation"
     default = {"epsilon": 2.0, "delta": 1e-3, "fpr": 0.01}
     missing = "set answer_ex1 to the largest TPR"
@@ -77,6 +78,7 @@ class AttackCeiling(Exercise):
 
 class ToyAuc(Exercise):
     chapter, key, label, title = "12", "ex2", "attacking-ex2", "The AUC of a Gaussian toy attack"
+    randomness = "either"  # compute it exactly, or estimate it from 100,000 draws of rng
     points, exercise_type = 2.0, "derivation"
     default = {"shift": 0.5}
     missing = "set answer_ex2 to the AUC"
@@ -118,6 +120,7 @@ class ToyAuc(Exercise):
 
 class TuningCost(Exercise):
     chapter, key, label, title = "12", "ex3", "attacking-ex3", "The privacy cost of hyperparameter search"
+    randomness = "none"
     points, exercise_type = 3.0, "computation"
     default = {"epsilon": 0.2, "settings": 15}
     shape, shape_hint = 3, "answer_ex3 must be (eps_grid, eps_random_stopping, expected_runs)"
@@ -176,6 +179,7 @@ def _smallest(target, alpha):
 
 class CanaryRuns(Exercise):
     chapter, key, label, title = "12", "ex4", "attacking-ex4", "How many runs does a canary audit need?"
+    randomness = "none"
     points, exercise_type = 3.0, "design"
     default = {"target": 0.75}
     missing = "set answer_ex4 to one of the sizes"

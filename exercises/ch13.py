@@ -39,6 +39,7 @@ WAY = {1: "1-way", 2: "2-way", 3: "3-way", 4: "4-way"}
 
 class WorkloadSensitivity(Exercise):
     chapter, key, label, title = "13", "ex1", "ch13-ex1", "The L1 sensitivity of a workload of marginals"
+    randomness = "none"
     points, exercise_type = 2.0, "computation"
     default = {"orders": (2, 3)}
     missing = "set answer_ex1 to a number"
@@ -80,6 +81,7 @@ class WorkloadSensitivity(Exercise):
 
 class MwemBudget(Exercise):
     chapter, key, label, title = "13", "ex2", "ch13-ex2", "MWEM's per-round budget"
+    randomness = "none"
     points, exercise_type = 2.0, "computation"
     default = {"epsilon": 0.5, "rounds": 25}
     shape, shape_hint = 2, "answer_ex2 must be a pair (selection_epsilon, laplace_scale)"
@@ -117,6 +119,7 @@ class MwemBudget(Exercise):
 
 class GaussianMarginals(Exercise):
     chapter, key, label, title = "13", "ex3", "ch13-ex3", "ρ and ε of Gaussian marginals"
+    randomness = "none"
     points, exercise_type = 2.0, "computation"
     default = {"sigma": 10.0, "order": 2}
     shape, shape_hint = 2, "answer_ex3 must be a pair (rho, epsilon)"
@@ -161,6 +164,7 @@ def _word(k):
 
 class NonNegativeBias(Exercise):
     chapter, key, label, title = "13", "ex4", "ch13-ex4", "The bias of clipping a noisy count at 0"
+    randomness = "either"  # derive it, or simulate it with one million draws
     points, exercise_type = 2.0, "derivation"
     default = {"sigma": 10.0}
     missing = "set answer_ex4 to a number"
@@ -196,6 +200,7 @@ class NonNegativeBias(Exercise):
 
 class SplitResidualProof(Exercise):
     chapter, key, label, title = "13", "ex5", "ch13-ex5", "split_residual is the least-squares projection"
+    randomness = "none"
     points, kind, exercise_type = 0.0, "open", "derivation"
     default = {}
     prompt = ("Show that `split_residual` is the least-squares projection: for a parent $p$ held fixed and noisy "
@@ -231,6 +236,7 @@ class SplitResidualProof(Exercise):
 
 class BuggyMarginals(Exercise):
     chapter, key, label, title = "13", "ex6", "ch13-ex6", "Find the bug: a marginal release that overspends"
+    randomness = "none"
     points, kind, exercise_type = 2.0, "mixed", "find-the-bug"
     default = {"rho": 0.05, "order": 2}
     shape, shape_hint = 2, "answer_ex6 must be a pair (rho_spent, sigma_fixed)"

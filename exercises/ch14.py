@@ -34,6 +34,7 @@ BIG = 1e12
 
 class DiscreteLaplaceAtZero(Exercise):
     chapter, key, label, title = "14", "ex1", "exact-ex1", "The chance of releasing the exact count"
+    randomness = "none"  # the exact value from the pmf (the simulation only checks it)
     points, exercise_type = 2.0, "derivation"
     default = {"epsilon": 0.5}
     missing = "set answer_ex1 to a probability"
@@ -71,6 +72,7 @@ class DiscreteLaplaceAtZero(Exercise):
 
 class SnappingGrid(Exercise):
     chapter, key, label, title = "14", "ex2", "exact-ex2", "The grid of the snapping mechanism"
+    randomness = "none"
     points, exercise_type = 2.0, "computation"
     default = {"epsilon": 1.0, "bound": 100.0}
 
@@ -108,6 +110,7 @@ class SnappingGrid(Exercise):
 
 class NumpyShare(Exercise):
     chapter, key, label, title = "14", "ex3", "exact-ex3", "Audit numpy's Laplace sampler"
+    randomness = "fixed-seed"  # the releases of make_rng(seed) of the statement
     points, exercise_type = 2.0, "find-the-bug"
     default = {"seed": 11}
     missing = "set answer_ex3 to a share between 0 and 1"
@@ -152,6 +155,7 @@ class NumpyShare(Exercise):
 
 class DiscreteGaussianVariance(Exercise):
     chapter, key, label, title = "14", "ex4", "exact-ex4", "The discrete Gaussian's variance below σ²"
+    randomness = "none"
     points, kind, exercise_type = 2.0, "mixed", "computation"
     default = {"sigmas": (0.25, 0.5, 1.0, 2.0)}
     missing = "set answer_ex4 to the four ratios, σ -> variance / σ²"

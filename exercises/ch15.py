@@ -35,6 +35,7 @@ LINF_GRID = (1, 2, 3, 5, 10, 20, 50, 100)
 
 class ContributionSensitivity(Exercise):
     chapter, key, label, title = "15", "ex1", "ch10-ex1", "The L1 sensitivity of bounded per-category sums"
+    randomness = "none"
     points, exercise_type = 2.0, "derivation"
     default = {"l0": 2, "linf": 5, "upper": 50.0}
     missing = "set answer_ex1 to a number"
@@ -75,6 +76,7 @@ class ContributionSensitivity(Exercise):
 
 class PartitionThreshold(Exercise):
     chapter, key, label, title = "15", "ex2", "ch10-ex2", "The threshold of private partition selection"
+    randomness = "none"
     points, kind, exercise_type = 2.0, "mixed", "computation"
     default = {"epsilon": 0.5, "delta": 1e-5, "l0": 2}
     missing = "set answer_ex2 to the threshold"
@@ -142,6 +144,7 @@ def _best(eps, variance_factor=2.0):
 
 class BestBounds(Exercise):
     chapter, key, label, title = "15", "ex3", "ch10-ex3", "Contribution bounds for a small budget"
+    randomness = "none"
     points, kind, exercise_type = 2.0, "mixed", "design"
     default = {"epsilon": 0.1}
     missing = "set answer_ex3 to a pair (L0, L∞)"
@@ -202,6 +205,7 @@ class BestBounds(Exercise):
 
 class HeavyUserAttack(Exercise):
     chapter, key, label, title = "15", "ex4", "ch10-ex4", "The attacker's accuracy does not depend on L∞"
+    randomness = "draws"  # attacker_accuracy draws 2 × 20,000 releases from the setup's rng
     points, kind, exercise_type = 2.0, "mixed", "computation"
     default = {"small": 1, "large": 100}
     missing = "set answer_ex4 to a dict {L∞: accuracy} for the two bounds"

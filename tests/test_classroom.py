@@ -1,10 +1,14 @@
 """The classroom tool end to end (issue 37): assign, grade in the sandbox, and a submission cannot fool the grader.
 
-Two parts, each graded in one parallel batch so the file stays well under a minute on two busy cores:
+Three parts, each graded in one parallel batch so the file stays under a minute on two busy cores:
 
 * chapters 02 and 03 (whatever exercises their specifications hold), three roster students, submissions that
-  are correct, blank, wrong with the typical mistake, crashing, looping, allocating 2 GB, with deleted cells,
-  copied from another student and malicious; the gradebook is asserted row by row;
+  are correct (a "draws" answer computed from the setup's rng), blank, wrong with the typical mistake, crashing,
+  looping, allocating 2 GB, with deleted cells, copied from another student and malicious, and (round D) that
+  type in the book's stochastic answer, edit their setup seed, or depend on the seed where they must not; the
+  gradebook is asserted row by row. Rounds A and D are graded with the hidden-seed reruns; rounds B and C (the
+  sandbox's robustness) run once, to keep the time;
+* a tiny specification with a "draws" and a "none" exercise (chapter 98): the reruns' verdicts one by one;
 * a tiny specification of its own (chapter 99: ``answer_ex1`` = twice a per-student number, with a hidden test
   that calls the student's ``twice``; ``answer_ex2`` = a word, with a rubric item), so each attack has its own
   test that does not depend on the chapters' content.
@@ -100,15 +104,67 @@ def _read_gradebook(out: Path) -> list[list[str]]:
 # End to end: chapters 02 and 03
 # =============================================================================================================
 
-ROUNDS = {"A": ("correct", "blank", "mistake"), "B": ("crash", "loop", "memory"), "C": ("deleted", "copied", "malicious")}
+ROUNDS = {"A": ("correct", "blank", "mistake"), "B": ("crash", "loop", "memory"), "C": ("deleted", "copied", "malicious"),
+          "D": ("typed", "seed-edit", "seed-dependent")}
+RESEEDED_ROUNDS = ("A", "D")  # graded with the hidden-seed reruns
+TYPED = ("mistake", "typed", "copied", "crash", "loop", "memory")  # kinds whose answers are typed-in numbers
+
+
+def _honest(ex, p) -> str | None:
+    """A student's code for a "draws" answer of chapters 02/03: computed from the setup cell's rng."""
+    if (ex.chapter, ex.key) == ("02", "ex1"):
+        return (f"_draws = -{p['b']!r} * np.log(open_uniform(100_000, rng=rng))\n"
+                f"{ex.name} = (float(_draws.mean()), float(_draws.min()), float(_draws.var()))")
+    if (ex.chapter, ex.key) == ("02", "ex3"):
+        from exercises.ch02 import GROUPS
+
+        column, value, _ = GROUPS[p["group"]]
+        return (f"_count = int((adult[{column!r}] == {value!r}).sum())\n"
+                f"_releases = laplace_mech(np.full(1000, _count), 1, {p['epsilon']!r}, rng=rng)\n"
+                f"{ex.name} = float(np.median(pct_error(_count, _releases)))")
+    return None
+
+
+def _jittered(exercises: list, p: dict):
+    """(exercise, source) of the first "none" exercise whose first part is a number with room above the right
+    value: the right answer plus up to 1e-4 from rng, right in each run but not the same in both."""
+    for ex in exercises:
+        if ex.kind == "open" or ex.randomness != "none":
+            continue
+        part = ex.parts(p[ex.key])[0]
+        plain = to_plain(ex.solve(p[ex.key]))
+        value = plain if ex.shape is None else plain[0]
+        if part.kind == "number" and not part.path and isinstance(value, float) and part.hi - value > 1e-3:
+            if ex.shape is None:
+                return ex, f"{ex.name} = {value!r} + 1e-4 * rng.random()"
+            rest = "".join(f", {v!r}" for v in plain[1:])
+            return ex, f"{ex.name} = ({value!r} + 1e-4 * rng.random(){rest})"
+    raise AssertionError("no exercise to jitter")
+
+
+def _edit_setup(raw: bytes) -> bytes:
+    """The setup cell with the book's seed instead of the student's (and the comment gone)."""
+    nb = json.loads(raw)
+    cell = next(c for c in nb["cells"] if c.get("id") == "setup")
+    cell["source"] = cell["source"].split("\nrng = make_rng(")[0] + "\nrng = make_rng(2024)  # the book's numbers\n"
+    return json.dumps(nb).encode()
 
 
 def _submission(kind: str, folder: Path, sid: str, exercises: list, params: dict) -> bytes:
     notebook = folder / "student" / f"{sid}.ipynb"
     auto = [ex for ex in exercises if ex.kind != "open"]
-    right = {ex.name: f"{ex.name} = {to_plain(ex.solve(params[sid][ex.key]))!r}" for ex in auto}
+    typed = {ex.name: f"{ex.name} = {to_plain(ex.solve(params[sid][ex.key]))!r}" for ex in auto}
+    right = {ex.name: _honest(ex, params[sid][ex.key]) or typed[ex.name] for ex in auto}
+    assert all(_honest(ex, params[sid][ex.key]) for ex in auto if ex.randomness == "draws"), "draws without code"
     if kind == "correct":
         return _with_answers(notebook, right)
+    if kind == "typed":  # the book's answers typed in, the stochastic ones too
+        return _with_answers(notebook, typed)
+    if kind == "seed-edit":  # honest code, the setup cell's seed edited: the grader runs its own setup cell
+        return _edit_setup(_with_answers(notebook, right))
+    if kind == "seed-dependent":  # a "none" answer that moves with the seed
+        ex, source = _jittered(auto, params[sid])
+        return _with_answers(notebook, {**right, ex.name: source})
     if kind == "blank":
         return notebook.read_bytes()
     if kind == "mistake":
@@ -120,11 +176,11 @@ def _submission(kind: str, folder: Path, sid: str, exercises: list, params: dict
         return _with_answers(notebook, answers)
     first = auto[0].name
     if kind == "crash":
-        return _with_answers(notebook, {**right, first: f"{first} = 1 / 0"})
+        return _with_answers(notebook, {**typed, first: f"{first} = 1 / 0"})
     if kind == "loop":
-        return _with_answers(notebook, {**right, first: "while True:\n    pass"})
+        return _with_answers(notebook, {**typed, first: "while True:\n    pass"})
     if kind == "memory":
-        return _with_answers(notebook, {**right, first: f"{right[first]}\nimport numpy\nbig = numpy.ones(2**28)  # 2 GiB"})
+        return _with_answers(notebook, {**typed, first: f"{typed[first]}\nimport numpy\nbig = numpy.ones(2**28)  # 2 GiB"})
     if kind == "deleted":
         nb = json.loads(notebook.read_text())
         nb["cells"] = [c for c in nb["cells"] if c["cell_type"] == "markdown"]
@@ -143,15 +199,20 @@ def _submission(kind: str, folder: Path, sid: str, exercises: list, params: dict
     raise ValueError(kind)
 
 
-def _expected(kind: str, ex, p: dict, first: bool, copied_params: dict | None = None) -> float:
+def _expected(kind: str, ex, p: dict, first: bool, copied_params: dict | None = None, reseeded: bool = False,
+              jittered=None) -> float:
     """Points of an auto exercise for a generated submission (probes need the student's code: never earned)."""
     parts, _ = A.auto_points(ex, p)
     full = sum(parts)
     if kind in ("blank", "deleted", "malicious"):
         return 0.0
+    if reseeded and ex.randomness == "draws" and (kind in TYPED and (kind != "mistake" or _mistaken(ex, p))):
+        return 0.0  # a typed-in stochastic answer does not change with the hidden seed: its right parts are lost
     if kind == "mistake":
         wrong = _mistaken(ex, p)
         return full - parts[wrong[1]] if wrong else full
+    if kind == "seed-dependent" and ex is jittered:
+        return full - parts[0]  # the jittered part changes with the seed where it must not
     if kind in ("crash", "loop"):
         return 0.0 if first else full
     if kind == "copied":
@@ -173,12 +234,15 @@ def e2e(tmp_path_factory):
     root = tmp_path_factory.mktemp("e2e")
     A.assign(E2E_CHAPTERS, ROSTER, root / "assignment", KEY)
     runs = {}
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    sandboxes = ThreadPoolExecutor(max_workers=2)  # two sandboxed runs at a time, for all graders
+    with ThreadPoolExecutor(max_workers=6) as pool:
         futures = {}
         for number in E2E_CHAPTERS:
             folder = root / "assignment" / number
-            grader = G.Grader(folder, limits=LIMITS, jobs=1, workroot=root)
+            graders = {reseed: G.Grader(folder, limits=LIMITS, jobs=2, workroot=root, pool=sandboxes, reseed=reseed)
+                       for reseed in (True, False)}
             for rnd, kinds in ROUNDS.items():
+                grader = graders[rnd in RESEEDED_ROUNDS]
                 subs = {s["student_id"]: _submission(k, folder, s["student_id"], grader.exercises, grader.params)
                         for s, k in zip(ROSTER, kinds)}
                 sub_dir = root / f"submissions_{number}{rnd}"
@@ -188,8 +252,9 @@ def e2e(tmp_path_factory):
                 collected, _ = G.collect(sub_dir, r"(?P<id>[^/]+)\.ipynb")
                 for sid, raw in collected.items():
                     futures[(number, rnd, sid)] = pool.submit(grader.run_one, sid, raw)
-            runs[number] = grader
+            runs[number] = graders[True]
         done = {key: f.result() for key, f in futures.items()}
+    sandboxes.shutdown()
     results = {}
     for number, grader in runs.items():
         for rnd in ROUNDS:
@@ -203,6 +268,7 @@ def e2e(tmp_path_factory):
 @pytest.mark.parametrize("number", ["02", "03"])
 @pytest.mark.parametrize("rnd", list(ROUNDS))
 def test_end_to_end_gradebook(e2e, number, rnd):
+    """Row by row; in rounds A and D a typed-in stochastic answer loses its points, a seed edit changes nothing."""
     if number not in E2E_CHAPTERS:
         pytest.skip(f"no exercises/ch{number}.py yet")
     grader, grades, out = e2e[(number, rnd)]
@@ -219,9 +285,11 @@ def test_end_to_end_gradebook(e2e, number, rnd):
         print("   ", kind.ljust(9), ",".join(row))
         expected = [sid, student["name"], student["email"]]
         total = 0.0
+        jittered = _jittered(grader.exercises, grader.params[sid])[0] if kind == "seed-dependent" else None
         for ex in grader.exercises:
             if ex.kind != "open":
-                pts = _expected(kind, ex, grader.params[sid][ex.key], ex is auto[0], grader.params["s001"][ex.key])
+                pts = _expected(kind, ex, grader.params[sid][ex.key], ex is auto[0], grader.params["s001"][ex.key],
+                                rnd in RESEEDED_ROUNDS, jittered)
                 total += pts
                 expected.append(_fmt(pts))
             if ex.rubric:
@@ -258,7 +326,19 @@ def test_end_to_end_feedback_and_log(e2e):
     assert malicious.total == 0
     with open(out / "grades_long.csv", newline="") as f:
         rows = list(csv.DictReader(f))
-    assert {r["status"] for r in rows} <= {"ok", "failed", "missing", "manual"}
+    assert {r["status"] for r in rows} <= {"ok", "failed", "missing", "manual", "skipped"}
+    assert {r["kind"] for r in rows} >= {"part", "reseeded"} and {r["kind"] for r in rows} <= {
+        "part", "reseeded", "probe", "manual"}
+    for r in rows:  # a reseeded row per auto exercise: a deduction, never a gain
+        assert r["kind"] != "reseeded" or (float(r["points"]) <= 0 and r["max"] == "0")
+    typed = (e2e[(number, "D")][2] / "feedback" / "s001.md").read_text()
+    draws = [ex for ex in grader.exercises if ex.randomness == "draws"]
+    assert ("does not change with the random seed" in typed) == bool(draws)
+    dependent = (e2e[(number, "D")][2] / "feedback" / "s003.md").read_text()
+    assert "changes with the random stream where it should not" in dependent
+    for ex in grader.exercises:  # the feedback never shows the expected value of a reseeded failure
+        if ex.kind != "open":
+            assert repr(to_plain(ex.solve(grader.params["s003"][ex.key]))) not in dependent
     seconds = [g.seconds for _, grades, _ in e2e.values() for g in grades if g.seconds]
     print(f"\ngrading time per submission: mean {sum(seconds) / len(seconds):.2f} s, max {max(seconds):.2f} s "
           f"({len(seconds)} submissions, 2 at a time)")
@@ -309,6 +389,7 @@ def test_roster_errors(tmp_path):
 
 class Twice(Exercise):
     chapter, key, title, points = "99", "ex1", "Twice a number", 2.0
+    randomness = "none"
     default = {"a": 3.0}
     missing = "set answer_ex1 to twice a, and define twice(x)"
 
@@ -331,6 +412,7 @@ class Twice(Exercise):
 
 class Word(Exercise):
     chapter, key, title, points, kind = "99", "ex2", "A word", 1.0, "mixed"
+    randomness = "none"
     prompt = "Why?"
     rubric = (RubricItem("reason", 1, "a reason", "half a reason", "none"),)
 
@@ -361,7 +443,8 @@ def attack_setup(tmp_path_factory):
     key_file = root / "course.key"
     key_file.write_bytes(KEY)
     grader = G.Grader(folder, exercises=SPEC, limits=sandbox.Limits(timeout=8, cpu_seconds=6, memory_mib=1024,
-                                                                   cell_timeout=2), jobs=2, workroot=root)
+                                                                   cell_timeout=2), jobs=2, workroot=root,
+                      reseed=False)  # the sandbox's tests: one run each (the reruns have their own tests)
     a = {sid: grader.params[sid]["ex1"]["a"] for sid in grader.params}
     assert len(set(a.values())) == 3
     paths = {"manifest": folder / "grader" / "manifest.json", "key": key_file, "out": out / "gradebook.csv",
@@ -558,7 +641,7 @@ def test_attack_os_exit_costs_only_this_student(attacks):
 
 def test_attack_loop_that_catches_the_cell_timeout(attacks):
     g = attacks[0]["unstoppable_loop"]
-    assert g.total == 0 and "wall clock" in g.problem and g.seconds < 15
+    assert g.total == 0 and ("wall clock" in g.problem or "CPU time" in g.problem) and g.seconds < 15
 
 
 def test_attack_setting_other_names(attacks):
@@ -645,3 +728,136 @@ def test_grading_uses_the_numbers_the_student_saw(attack_setup, tmp_path):
     edited = G.Grader(folder, exercises=SPEC, limits=LIMITS, workroot=tmp_path)
     assert edited.params["s001"]["ex1"] == {"a": 21.0} and any("s001 ex1" in w for w in edited.warnings)
     assert edited.run_one("s001", _nb([HONEST, "answer_ex1 = 42.0", RIGHT_EX2])).total == 3
+
+
+# =============================================================================================================
+# The hidden-seed reruns, against a tiny specification of the test's own (chapter 98)
+# =============================================================================================================
+
+class UniformMean(Exercise):
+    chapter, key, title, points = "98", "ex1", "A Monte Carlo mean", 2.0
+    randomness = "draws"
+    default = {"n": 10_000}
+
+    def statement(self, p):
+        return "Set `answer_ex1` to the mean of `rng.random(10_000)`."
+
+    def solve(self, p):
+        return 0.5
+
+    def parts(self, p):
+        se = math.sqrt(1 / 12 / p["n"])
+        return [Part.between("mean", 0.5 - 6 * se, 0.5 + 6 * se, "the mean of uniform draws is near 1/2")]
+
+
+class TwiceAgain(Twice):
+    chapter, key = "98", "ex2"
+    missing = "set answer_ex2 to twice a"
+
+    def statement(self, p):
+        return f"Set `answer_ex2` to twice {p['a']:g}."
+
+    def parts(self, p):
+        return [Part.near("value", 2 * p["a"], "answer_ex2 is 2 a", rtol=1e-3)]
+
+    def hidden_tests(self, p):
+        return []
+
+
+SEEDED = [UniformMean(), TwiceAgain()]
+SEEDED_SETUP = "import numpy as np\nfrom dp_lib import make_rng"
+HONEST_MEAN = "answer_ex1 = float(rng.random(10_000).mean())"
+
+
+def _seeded_cases(folder: Path, seed: int, a: float) -> dict[str, bytes]:
+    from dp_lib import make_rng
+
+    own = float(make_rng(seed).random(10_000).mean())  # what the student's notebook showed
+    twice = f"answer_ex2 = {2 * a!r}"
+
+    def nb(ex1: str, ex2: str = twice, setup: str | None = None) -> bytes:
+        raw = _with_answers(folder / "student" / "s001.ipynb", {"answer_ex1": ex1, "answer_ex2": ex2})
+        if setup is None:
+            return raw
+        notebook = json.loads(raw)
+        next(c for c in notebook["cells"] if c.get("id") == "setup")["source"] = setup
+        return json.dumps(notebook).encode()
+
+    marked = f"{SEEDED_SETUP}\nrng = make_rng(7)  {G.SEED_MARK}"
+    return {
+        "honest": nb(HONEST_MEAN),
+        "typed_own": nb(f"answer_ex1 = {own!r}"),  # the number the notebook showed, typed in
+        "typed_book": nb("answer_ex1 = 0.5002"),  # a number from the book (or a classmate)
+        "seed_edit": nb(HONEST_MEAN, setup=f"{SEEDED_SETUP}\nrng = make_rng(2024)"),  # ignored: the grader's setup
+        "seed_pinned": nb(f"rng = make_rng(2024)\n{HONEST_MEAN}"),  # a seed of one's own in an answer cell
+        "no_cell_ids": _nb([marked, HONEST_MEAN, twice]),  # the setup cell found by its seed line
+        "seed_dependent": nb(HONEST_MEAN, f"answer_ex2 = {2 * a!r} * (1 + 1e-4 * rng.random())"),
+        "detects_rerun": nb(f"answer_ex1 = {own!r}\nif float(rng.random()) != float(make_rng({seed}).random()):\n"
+                            "    import os\n    os._exit(0)  # not my seed: the hidden run, leave without a report"),
+    }
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("seeded")
+    A.assign(["98"], ROSTER, root / "assignment", KEY, exercises=SEEDED, setup=SEEDED_SETUP, title="Seeds")
+    folder = root / "assignment" / "98"
+    grader = G.Grader(folder, exercises=SEEDED, limits=sandbox.Limits(timeout=20, cpu_seconds=15, cell_timeout=5),
+                      jobs=2, workroot=root)
+    entry = grader.manifest["students"]["s001"]
+    cases = _seeded_cases(folder, entry["seed"], grader.params["s001"]["ex2"]["a"])
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        futures = {name: pool.submit(grader.run_one, "s001", raw) for name, raw in cases.items()}
+        results = {name: f.result() for name, f in futures.items()}
+    G.write_outputs(root / "graded", grader.exercises, list(results.values()), "Seeds")
+    return results, grader, folder, root
+
+
+def _by_exercise(grade) -> dict:
+    return {key: grade.exercise_points(key) for key in ("ex1", "ex2")}
+
+
+@pytest.mark.parametrize("name, ex1, ex2, hint", [
+    ("honest", 2, 2, None),
+    ("typed_own", 0, 2, "does not change with the random seed"),
+    ("typed_book", 0, 2, "does not change with the random seed"),
+    ("seed_edit", 2, 2, None),  # had the edited setup run, both runs would share make_rng(2024): ex1 would be 0
+    ("seed_pinned", 0, 2, "does not change with the random seed"),
+    ("no_cell_ids", 2, 2, None),
+    ("seed_dependent", 2, 0, "changes with the random stream where it should not"),
+    ("detects_rerun", 0, 0, "did not finish"),
+])
+def test_reseeded_runs(seeded, name, ex1, ex2, hint):
+    grade = seeded[0][name]
+    assert _by_exercise(grade) == {"ex1": ex1, "ex2": ex2}, (name, grade.lines, grade.cells)
+    reseeded = [x for x in grade.lines if x.kind == "reseeded"]
+    assert len(reseeded) == 2 and all(x.max == 0 and x.points <= 0 for x in reseeded)
+    first = {x.exercise: x.points for x in grade.lines if x.kind == "part"}
+    assert first == {"ex1": 2.0, "ex2": 2.0}, name  # every case is right in the official run
+    if hint:
+        assert any(hint in x.hint for x in reseeded), [x.hint for x in reseeded]
+        text = G.feedback(grade, seeded[1].exercises, "Seeds")
+        assert hint in text and "0.5002" not in text
+
+
+def test_reseeded_rows_in_the_long_csv(seeded):
+    _, grader, folder, root = seeded
+    with open(root / "graded" / "grades_long.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert {r["kind"] for r in rows} == {"part", "reseeded"}
+    assert sum(1 for r in rows if r["kind"] == "reseeded" and r["status"] == "failed") == 6
+
+
+def test_hidden_seeds_stay_in_the_manifest(seeded):
+    _, grader, folder, root = seeded
+    for sid, entry in grader.manifest["students"].items():
+        hidden = entry["hidden_seeds"]
+        assert hidden == A.hidden_seeds(KEY, "98", sid) and len(set(hidden) | {entry["seed"]}) == 3
+        text = (folder / "student" / f"{sid}.ipynb").read_text()
+        assert all(str(h) not in text for h in hidden) and str(entry["seed"]) in text
+    assert grader.manifest["setup"] == SEEDED_SETUP
+    cells = grader.cells_for("s001", ["x = 1"], 5)
+    assert cells[0].startswith(SEEDED_SETUP) and "rng = make_rng(5)" in cells[0] and cells[1:] == ["x = 1"]
+    raw = _nb([f"rng = make_rng(1)  {G.SEED_MARK}", "answer_ex1 = 1"])
+    assert G.code_cells(raw, drop_setup=True) == ["answer_ex1 = 1"] and len(G.code_cells(raw)) == 2
+

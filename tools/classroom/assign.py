@@ -6,8 +6,9 @@ For each chapter and each roster student (``student_id,name[,email]``):
   module's ``SETUP`` and ``rng = make_rng(<seed>)``), and per exercise its statement with the student's
   numbers, the exercise's setup code, an answer cell, the encoded self-check for the student's numbers (tag
   ``raises-exception``: Run All goes on) and, for an open part, a Markdown answer cell with the question;
-* ``OUT/<chapter>/grader/manifest.json`` — per student the seed, the parameters and the points (the hidden
-  tests are the specifications themselves, evaluated at grading time);
+* ``OUT/<chapter>/grader/manifest.json`` — the official setup cell's source, and per student the seed, the two
+  hidden seeds of the reruns, the parameters and the points (the hidden tests are the specifications
+  themselves, evaluated at grading time);
 * ``OUT/<chapter>/rubric.md`` — every open part: criteria, points, full/partial/no credit;
 * ``OUT/<chapter>/solutions/<id>.ipynb`` — the reference answers for that student (for the teacher).
 
@@ -79,6 +80,14 @@ def seed_for(key: bytes, chapter: str, student_id: str) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
+def hidden_seeds(key: bytes, chapter: str, student_id: str) -> list[int]:
+    """The two hidden seeds of a student's reruns, HMAC-SHA256(key, "hidden|chapter|student_id|i"): only in the
+    grader's manifest, never in a student's file (the second is used only when the first rerun gives the same
+    random answer, so that an honest answer that repeats by chance is not taken for a typed-in one)."""
+    return [int.from_bytes(hmac.new(key, f"hidden|{chapter}|{student_id}|{i}".encode(), hashlib.sha256).digest()[:8],
+                           "big") for i in (1, 2)]
+
+
 def student_params(exercises: list, seed: int) -> dict:
     """Each exercise's parameters for a seed (drawn in the order of the specification)."""
     rng = make_rng(seed)
@@ -146,8 +155,13 @@ check cell below it: it says *Correct!* or names the typical mistake (it accepts
 questions are answered in the Markdown cells marked **Your answer**. Keep the setup cell and the names of the
 answers as they are; you may add cells. Before you hand in, run *Kernel → Restart and Run All* and save.
 Your notebook is graded by running it again from the top, so an answer must be computed or typed in a cell,
-not only shown in an output.
+not only shown in an output. The grader runs its own copy of the setup cell (your edits to it are not used),
+and runs your notebook a second time with another seed in `rng`: draw every random number of an exercise from
+`rng` (unless the exercise gives its own seed), and compute answers, do not type numbers in.
 """
+
+DRAWS_NOTE = ("\n\n*Draw the random numbers with `rng` from the setup cell: your notebook is also graded with "
+              "another seed, and a Monte Carlo answer must follow it.*")
 
 
 def student_notebook(chapter: str, exercises: list, student: dict, seed: int, params: dict,
@@ -163,7 +177,8 @@ def student_notebook(chapter: str, exercises: list, student: dict, seed: int, pa
     for i, ex in enumerate(exercises, start=1):
         p = params[ex.key]
         pts = (ex.points if ex.kind != "open" else 0) + rubric_points(ex)
-        cells.append(_cell("markdown", f"## Exercise {i}: {ex.title} ({pts:g} points)\n\n{ex.statement(p)}",
+        note = DRAWS_NOTE if getattr(ex, "randomness", "") == "draws" else ""
+        cells.append(_cell("markdown", f"## Exercise {i}: {ex.title} ({pts:g} points)\n\n{ex.statement(p)}{note}",
                            f"{ex.key}-statement"))
         code = ex.setup_code(p)
         if code.strip():
@@ -229,6 +244,7 @@ def assign(chapters: list[str], roster: list[dict], out: Path, key: bytes, *, so
                     "exercises": [{"key": ex.key, "name": ex.name, "title": ex.title, "kind": ex.kind,
                                    "points": ex.points if ex.kind != "open" else 0.0,
                                    "rubric_points": rubric_points(ex)} for ex in exercises],
+                    "setup": specs.setup_source(number) if setup is None else setup.strip(),
                     "students": {}}
         for student in roster:
             sid = student["student_id"]
@@ -241,6 +257,7 @@ def assign(chapters: list[str], roster: list[dict], out: Path, key: bytes, *, so
                     number, exercises, student, seed, params, solutions=True, setup=setup, title=title))
             manifest["students"][sid] = {
                 "name": student["name"], "email": student["email"], "seed": seed,
+                "hidden_seeds": hidden_seeds(key, number, sid),
                 "params": {k: to_plain(v) for k, v in params.items()},
                 "points": {ex.key: {"parts": auto_points(ex, params[ex.key])[0],
                                     "probes": auto_points(ex, params[ex.key])[1],  # memoized: computed once

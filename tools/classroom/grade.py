@@ -9,8 +9,17 @@ seed in ``grader/manifest.json`` with the exercise specifications: the parts and
 (``dp_lib.selfcheck.evaluate``), the probes (``Probe.expect``). A broken submission (an exception, a loop, a
 huge allocation, deleted cells, a file that is no notebook) costs its student, never the batch.
 
-Outputs in ``--out``: ``gradebook.csv`` (one row per roster student), ``grades_long.csv`` (one row per part),
-``feedback/<student_id>.md`` and ``grading_log.csv`` (status and seconds per submission).
+The setup cell is always the manifest's (the student's copy, cell id ``setup`` or the cell with the seed line,
+is dropped), and every submission runs twice: with the student's seed, and with a hidden seed (from the course
+key, in the manifest only) in that setup cell. Each exercise declares how its answer may depend on the seed
+(``Exercise.randomness``): "none"/"fixed-seed" answers must be the same in both runs, "draws" answers must pass
+the parts again and change, "either" answers must pass again. A part that fails this *reseeded* test loses its
+points. When a "draws" answer is the same in both runs, a third run with the second hidden seed decides (an
+honest answer of a few hundred trials repeats by chance a few times in a thousand).
+
+Outputs in ``--out``: ``gradebook.csv`` (one row per roster student), ``grades_long.csv`` (one row per hidden
+test: kind ``part``, ``reseeded`` or ``probe``, and ``manual`` rubric items), ``feedback/<student_id>.md`` and
+``grading_log.csv`` (status and seconds per submission).
 """
 
 from __future__ import annotations
@@ -24,9 +33,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dp_lib.selfcheck import evaluate, to_plain
+from dp_lib.selfcheck import _at, evaluate, to_plain
+from exercises._core import RANDOMNESS
 from tools.classroom import assign as assign_mod
 from tools.classroom import sandbox, specs
+from tools.classroom.checks import same_doc
+
+SEED_MARK = "# your own numbers: keep this line as it is"  # the line assign writes into the setup cell
+RESEEDED = "hidden: another random seed"
+_ABSENT = object()
 
 
 @dataclass
@@ -37,8 +52,9 @@ class Line:
     part: str
     points: float | None  # None: to be graded by hand
     max: float
-    status: str  # "ok", "failed", "missing", "manual"
+    status: str  # "ok", "failed", "missing", "manual", "skipped"
     hint: str = ""
+    kind: str = "part"  # "part" (the official run), "reseeded" (the hidden-seed run), "probe", "manual"
 
 
 @dataclass
@@ -92,8 +108,11 @@ def collect(submissions: Path, pattern: str) -> tuple[dict[str, bytes], list[str
     return found, ignored
 
 
-def code_cells(raw: bytes) -> list[str]:
-    """The code cells' sources of a notebook file, in order (ValueError when it is no notebook)."""
+def code_cells(raw: bytes, *, drop_setup: bool = False) -> list[str]:
+    """The code cells' sources of a notebook file, in order (ValueError when it is no notebook).
+
+    With ``drop_setup`` the student's copy of the setup cell (id ``setup``, or a cell with the seed line that
+    assign writes) is left out: the grader runs the manifest's own setup cell instead."""
     try:
         nb = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
@@ -105,16 +124,38 @@ def code_cells(raw: bytes) -> list[str]:
         if isinstance(cell, dict) and cell.get("cell_type") == "code":
             src = cell.get("source", "")
             src = "".join(s for s in src if isinstance(s, str)) if isinstance(src, list) else str(src)
+            if drop_setup and (cell.get("id") == "setup" or SEED_MARK in src):
+                continue
             sources.append("\n".join(line for line in src.splitlines()
                                      if not line.lstrip().startswith(("%", "!"))))  # IPython magics: skipped
     return sources
+
+
+def part_values(plain, doc: dict) -> list:
+    """The value of each part of a plain answer (``_ABSENT`` where there is none), as ``evaluate`` reads them."""
+    values = []
+    for i, part in enumerate(doc["parts"]):
+        try:
+            base = plain if doc.get("shape") is None else plain[i]
+            values.append(_at(base, part.get("path", "")))
+        except (KeyError, IndexError, TypeError, ValueError):
+            values.append(_ABSENT)
+    return values
+
+
+def _same(a, b) -> bool:
+    """Two part values equal, floats within 1e-9 relative."""
+    if a is _ABSENT or b is _ABSENT:
+        return a is b
+    return same_doc(a, b, 1e-9)
 
 
 class Grader:
     """Grades submissions of one chapter assignment (exercises and setup may be given, as tests do)."""
 
     def __init__(self, assignment: Path, *, exercises: list | None = None, limits: sandbox.Limits | None = None,
-                 use_sandbox: bool = True, jobs: int = 2, workroot: Path | None = None):
+                 use_sandbox: bool = True, jobs: int = 2, workroot: Path | None = None, reseed: bool = True,
+                 pool: ThreadPoolExecutor | None = None):
         self.folder = Path(assignment)
         self.manifest = json.loads((self.folder / "grader" / "manifest.json").read_text(encoding="utf-8"))
         self.exercises = specs.memo(exercises if exercises is not None else specs.exercises(self.manifest["chapter"]))
@@ -122,6 +163,18 @@ class Grader:
         self.params = {}
         self._docs = {}
         self.warnings = []
+        self.setup = self.manifest.get("setup")
+        if self.setup is None and exercises is None:  # a manifest written before the setup was stored
+            self.setup = specs.setup_source(self.manifest["chapter"])
+        self.reseed = reseed and all(e.get("hidden_seeds") for e in self.manifest["students"].values())
+        if reseed and not self.reseed:
+            self.warnings.append("the manifest has no hidden seeds (written by an older assign): graded without the "
+                                 "reseeded runs; run assign again with the same key (the student files do not change)")
+        for ex in self.exercises:
+            if ex.kind != "open" and getattr(ex, "randomness", "") not in RANDOMNESS:
+                self.warnings.append(f"{ex.key}: no randomness declaration (one of {', '.join(RANDOMNESS)}); its "
+                                     "reseeded test is skipped")
+        self._pool = pool or ThreadPoolExecutor(max_workers=max(1, jobs))  # the sandboxed runs, ``jobs`` at a time
         for sid, entry in self.manifest["students"].items():
             params = assign_mod.student_params(self.exercises, entry["seed"])
             for key, value in params.items():
@@ -159,30 +212,59 @@ class Grader:
                                "args": to_plain(list(probe.args))})
         return answers, probes
 
+    def cells_for(self, sid: str, cells: list[str], seed: int) -> list[str]:
+        """The manifest's setup cell with ``seed``, then the student's code cells (their setup cell dropped)."""
+        if self.setup is None:
+            return cells
+        return [assign_mod.setup_cell(self.manifest["chapter"], seed, self.setup), *cells]
+
+    def _run(self, cells: list[str], answers: list[str], probes: list[dict]):
+        return self._pool.submit(sandbox.run, cells, answers, probes, sandbox=self.use_sandbox, limits=self.limits,
+                                 workroot=self.workroot)
+
     def run_one(self, sid: str, raw: bytes) -> StudentGrade:
         entry = self.manifest["students"][sid]
         grade = StudentGrade(sid, entry["name"], entry.get("email", ""))
         try:
-            cells = code_cells(raw)
+            cells = code_cells(raw, drop_setup=self.setup is not None)
         except ValueError as error:
             grade.problem = str(error)
             self._score(grade, None)
             return grade
         answers, probes = self._job(sid)
-        result = sandbox.run(cells, answers, probes, sandbox=self.use_sandbox, limits=self.limits,
-                             workroot=self.workroot)
+        hidden = entry.get("hidden_seeds") or [] if self.reseed else []
+        own = self._run(self.cells_for(sid, cells, entry["seed"]), answers, probes)
+        again = self._run(self.cells_for(sid, cells, hidden[0]), answers, []) if hidden else None  # in parallel
+        result = own.result()
+        reruns = [again.result()] if again else []
         grade.seconds, grade.cells = result.seconds, result.cells
         grade.problem = result.problem
-        self._score(grade, result.report)
+        if reruns and result.report and reruns[0].report and len(hidden) > 1 \
+                and self._repeated(sid, result.report, reruns[0].report):
+            reruns.append(self._run(self.cells_for(sid, cells, hidden[1]), answers, []).result())
+        grade.seconds += sum(r.seconds for r in reruns)
+        self._score(grade, result.report, reruns if hidden else None)
         return grade
 
-    def _score(self, grade: StudentGrade, report: dict | None) -> None:
+    def _repeated(self, sid: str, first: dict, second: dict) -> bool:
+        """A "draws" exercise with a right part whose answer is the same in both runs (a third run decides)."""
+        for ex in self.exercises:
+            if ex.kind == "open" or getattr(ex, "randomness", "") != "draws":
+                continue
+            doc = self.doc(sid, ex)
+            one, two = first["answers"].get(ex.name), second["answers"].get(ex.name)
+            if any(r.ok for r in evaluate(one, doc)) and all(
+                    _same(a, b) for a, b in zip(part_values(one, doc), part_values(two, doc))):
+                return True
+        return False
+
+    def _score(self, grade: StudentGrade, report: dict | None, reruns: list | None = None) -> None:
         sid = grade.student_id
         answers = (report or {}).get("answers", {})
         probes = (report or {}).get("probes", {})
         for ex in self.exercises:
             try:
-                self._score_exercise(grade, ex, answers, probes)
+                self._score_exercise(grade, ex, answers, probes, reruns)
             except Exception as error:  # noqa: BLE001 - a broken specification: the teacher grades it by hand
                 grade.lines = [x for x in grade.lines if x.exercise != ex.key]
                 grade.lines.append(Line(ex.key, "specification error", None, float(ex.points), "manual",
@@ -195,7 +277,7 @@ class Grader:
             except Exception as error:  # noqa: BLE001
                 self.warnings.append(f"{sid}: copy detection failed ({type(error).__name__}: {error})")
 
-    def _score_exercise(self, grade: StudentGrade, ex, answers: dict, probes: dict) -> None:
+    def _score_exercise(self, grade: StudentGrade, ex, answers: dict, probes: dict, reruns: list | None) -> None:
         sid = grade.student_id
         p = self.params[sid][ex.key]
         part_points, probe_points = assign_mod.auto_points(ex, p)
@@ -207,6 +289,8 @@ class Grader:
                 status = "ok" if r.ok else ("missing" if plain is None else "failed")
                 grade.lines.append(Line(ex.key, labels[r.part] or f"part {r.part + 1}",
                                         pts if r.ok else 0.0, pts, status, "" if r.ok else r.hint))
+            if reruns is not None and getattr(ex, "randomness", "") in RANDOMNESS:
+                grade.lines.append(self._reseeded(sid, ex, plain, results, part_points, labels, reruns))
             for probe, pts in zip(ex.hidden_tests(p), probe_points):
                 got = probes.get(f"{ex.key}:{probe.name}")
                 if got is None or "__error__" in got:
@@ -219,9 +303,51 @@ class Grader:
                     except Exception as error:  # noqa: BLE001 - an odd value from the student
                         hint = f"hidden test {probe.name}: unexpected result ({type(error).__name__})"
                 grade.lines.append(Line(ex.key, f"hidden: {probe.name}", pts if hint is None else 0.0, pts,
-                                        "ok" if hint is None else "failed", hint or ""))
+                                        "ok" if hint is None else "failed", hint or "", kind="probe"))
         for item in ex.rubric:
-            grade.lines.append(Line(ex.key, f"manual: {item.criterion}", None, float(item.points), "manual"))
+            grade.lines.append(Line(ex.key, f"manual: {item.criterion}", None, float(item.points), "manual",
+                                    kind="manual"))
+
+    def _reseeded(self, sid: str, ex, plain, results: list, part_points: list, labels: list, reruns: list) -> Line:
+        """The hidden-seed test of one exercise: a deduction of the points of the parts it affects (max 0)."""
+        earned = [r.part for r in results if r.ok]
+        if not earned:
+            return Line(ex.key, RESEEDED, 0.0, 0.0, "skipped", "no part was right in the official run", "reseeded")
+        mode, doc = ex.randomness, self.doc(sid, ex)
+        second = reruns[0] if reruns else None
+        if second is None or second.report is None:
+            why = second.problem if second is not None else "not run"
+            affected, hint = earned, ("with another seed in the setup cell your notebook did not finish "
+                                      f"({why}), so these answers could not be confirmed")
+        else:
+            again = second.report["answers"].get(ex.name)
+            first_values = part_values(plain, doc)
+            again_values = part_values(again, doc)
+            if mode in ("none", "fixed-seed"):
+                affected = [i for i in earned if not _same(first_values[i], again_values[i])]
+                how = ("use the seed the exercise gives (make_rng(...)), not the setup cell's rng" if mode == "fixed-seed"
+                       else "compute it exactly, it must not depend on the draws")
+                hint = ("your answer changes with the random stream where it should not (with another "
+                        f"seed in the setup cell it came out different): {how}")
+            else:
+                failed = {r.part: r.hint for r in evaluate(again, doc) if not r.ok}
+                unchanged = mode == "draws" and all(_same(a, b) for a, b in zip(first_values, again_values))
+                if unchanged and len(reruns) > 1 and reruns[1].report is not None:
+                    third = part_values(reruns[1].report["answers"].get(ex.name), doc)
+                    unchanged = all(_same(a, b) for a, b in zip(first_values, third))
+                if unchanged:
+                    affected = earned
+                    hint = ("your answer does not change with the random seed: compute it from the "
+                            "draws (rng of the setup cell), do not type it in")
+                else:
+                    affected = [i for i in earned if i in failed]
+                    hint = "with another seed in the setup cell your answer fails: " + "; ".join(
+                        dict.fromkeys(failed[i] for i in affected))
+        if not affected:
+            return Line(ex.key, RESEEDED, 0.0, 0.0, "ok", "", "reseeded")
+        lost = sum(part_points[i] for i in affected)
+        names = ", ".join(labels[i] or f"part {i + 1}" for i in affected)
+        return Line(ex.key, RESEEDED, -lost, 0.0, "failed", f"{hint} (parts: {names})", "reseeded")
 
     def _copied(self, sid: str, answers: dict) -> list[str]:
         """Other students whose expected answers this submission matches where it fails its own."""
@@ -244,7 +370,7 @@ class Grader:
     def grade_all(self, submissions: dict[str, bytes]) -> list[StudentGrade]:
         """A grade per roster student (in roster order); submissions of unknown students are ignored."""
         known = {sid: raw for sid, raw in submissions.items() if sid in self.manifest["students"]}
-        with ThreadPoolExecutor(max_workers=max(1, self.jobs)) as pool:
+        with ThreadPoolExecutor(max_workers=max(1, self.jobs)) as pool:  # each waits for its runs in self._pool
             futures = {sid: pool.submit(self.run_one, sid, raw) for sid, raw in known.items()}
             done = {sid: f.result() for sid, f in futures.items()}
         grades = []
@@ -311,6 +437,12 @@ def feedback(g: StudentGrade, exercises: list, title: str) -> str:
         out.append(f"## Exercise {i}: {ex.title} — {got:g} / {top:g}" + (" (+ graded by hand)" if ex.rubric else ""))
         out.append("")
         for x in lines:
+            if x.kind == "reseeded":
+                if x.status == "ok":
+                    out.append(f"- {x.part}: passed")
+                elif x.status == "failed":
+                    out.append(f"- {x.part}: {x.points:g} — {x.hint}")
+                continue
             if x.status == "ok":
                 out.append(f"- {x.part}: correct ({x.points:g} / {x.max:g})")
             elif x.status == "manual":
@@ -328,10 +460,10 @@ def write_outputs(out: Path, exercises: list, grades: list[StudentGrade], title:
         csv.writer(f).writerows(gradebook_rows(exercises, grades))
     with open(out / "grades_long.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["student_id", "exercise", "part", "points", "max", "status", "hint"])
+        w.writerow(["student_id", "exercise", "kind", "part", "points", "max", "status", "hint"])
         for g in grades:
             for x in g.lines:
-                w.writerow([g.student_id, x.exercise, x.part, "" if x.points is None else f"{x.points:g}",
+                w.writerow([g.student_id, x.exercise, x.kind, x.part, "" if x.points is None else f"{x.points:g}",
                             f"{x.max:g}", x.status, x.hint])
     with open(out / "grading_log.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)

@@ -229,11 +229,19 @@ def main(abi):
         try:
             signal.setitimer(signal.ITIMER_REAL, job["cell_timeout"])
             try:
-                function = namespace.get(probe["function"])
+                first, *rest = probe["function"].split(".")
+                function = namespace.get(first)
+                for attribute in rest:  # a dotted path: the event inside the student's AuditResult
+                    function = getattr(function, attribute, None)
                 if not callable(function):
                     probes[probe["name"]] = {"__error__": f"{probe['function']} is not defined"}
                     continue
-                probes[probe["name"]] = {"value": to_plain(function(*probe["args"]))}
+                args = probe["args"]
+                if probe.get("arrays"):
+                    import numpy
+
+                    args = [numpy.asarray(a, dtype=float) if isinstance(a, list) else a for a in args]
+                probes[probe["name"]] = {"value": to_plain(function(*args))}
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
         except BaseException as error:  # noqa: BLE001
