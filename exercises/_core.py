@@ -154,7 +154,7 @@ class Exercise:
     Attributes
     ----------
     chapter : "02"; key : "ex2" (the answer variable is ``answer_ex2`` unless ``answer`` says otherwise);
-    label : the book's label (``ch01-ex2``); title : a few words; points : total points of the automatic
+    label : the book's label (``ch02-ex2``); title : a few words; points : total points of the automatic
     part; kind : "auto" (all checked by the grader), "mixed" (checked parts and an open part) or "open"
     (rubric only); default : the book's parameters; rubric : criteria of the open part; prompt : the open
     question, as shown in the assignment (answered in a Markdown cell).

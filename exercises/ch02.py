@@ -33,7 +33,7 @@ def _adult():
 
 
 class BuggyLaplace(Exercise):
-    chapter, key, label, title = "02", "ex1", "ch01-ex1", "A buggy Laplace sampler"
+    chapter, key, label, title = "02", "ex1", "ch02-ex1", "A buggy Laplace sampler"
     randomness = "draws"  # 100,000 draws from the setup's rng
     points, kind, exercise_type = 3.0, "mixed", "find-the-bug"
     default = {"b": 2.0}
@@ -96,7 +96,7 @@ class BuggyLaplace(Exercise):
 
 
 class ScaleAndStd(Exercise):
-    chapter, key, label, title = "02", "ex2", "ch01-ex2", "Laplace scale and standard deviation"
+    chapter, key, label, title = "02", "ex2", "ch02-ex2", "Laplace scale and standard deviation"
     randomness = "none"
     points = 2.0
     default = {"sensitivity": 2.0, "epsilon": 0.5}
@@ -148,7 +148,7 @@ GROUPS = {"rich": ("Target", ">50K", "whose income class (`Target`) is `>50K`"),
 
 
 class MedianError(Exercise):
-    chapter, key, label, title = "02", "ex3", "ch01-ex3", "Median percent error of a noisy count"
+    chapter, key, label, title = "02", "ex3", "ch02-ex3", "Median percent error of a noisy count"
     randomness = "draws"  # 1,000 releases from the setup's rng
     points, kind, exercise_type = 2.0, "mixed", "computation"
     default = {"group": "rich", "epsilon": 0.01}
@@ -208,7 +208,7 @@ class MedianError(Exercise):
 
 
 class AnalyticSigma(Exercise):
-    chapter, key, label, title = "02", "ex4", "ch01-ex4", "Gaussian noise at ε ≥ 1"
+    chapter, key, label, title = "02", "ex4", "ch02-ex4", "Gaussian noise at ε ≥ 1"
     randomness = "none"
     points, kind, exercise_type = 2.0, "mixed", "computation"
     default = {"epsilon": 2.0, "delta": 1e-6}
@@ -269,7 +269,7 @@ class AnalyticSigma(Exercise):
 
 
 class TailBound(Exercise):
-    chapter, key, label, title = "02", "ex5", "ch01-ex5", "An error bound from the Laplace tail"
+    chapter, key, label, title = "02", "ex5", "ch02-ex5", "An error bound from the Laplace tail"
     randomness = "none"
     points, kind, exercise_type = 2.0, "mixed", "derivation"
     default = {"epsilon": 0.5, "beta": 0.05}

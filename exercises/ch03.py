@@ -41,7 +41,7 @@ def _exactly(label, value, hint, mistakes=()):
 
 
 class Neighbours(Exercise):
-    chapter, key, label, title = "03", "ex1", "ch02-ex1", "Three releases under two neighbouring relations"
+    chapter, key, label, title = "03", "ex1", "ch03-ex1", "Three releases under two neighbouring relations"
     randomness = "none"
     points, kind, exercise_type = 2.0, "auto", "computation"
     default = {"education": 0.5, "sex": 0.3, "count": 0.2}
@@ -95,7 +95,7 @@ class Neighbours(Exercise):
 
 
 class BreakEven(Exercise):
-    chapter, key, label, title = "03", "ex2", "ch02-ex2", "When advanced composition wins"
+    chapter, key, label, title = "03", "ex2", "ch03-ex2", "When advanced composition wins"
     randomness = "none"
     points, kind, exercise_type = 2.0, "mixed", "derivation"
     default = {"epsilon": 0.05, "delta_prime": 1e-6}
@@ -178,7 +178,7 @@ FAMILIES = {
 
 
 class WhichBins(Exercise):
-    chapter, key, label, title = "03", "ex3", "ch02-ex3", "Which bins compose in parallel"
+    chapter, key, label, title = "03", "ex3", "ch03-ex3", "Which bins compose in parallel"
     randomness = "none"
     points, kind, exercise_type = 3.0, "auto", "computation"
     default = {"families": ["status", "age-income", "married"]}
@@ -234,7 +234,7 @@ class WhichBins(Exercise):
 
 
 class AccountantRepeats(Exercise):
-    chapter, key, label, title = "03", "ex4", "ch02-ex4", "Repeating a query under a budget"
+    chapter, key, label, title = "03", "ex4", "ch03-ex4", "Repeating a query under a budget"
     randomness = "none"  # the count and the formula's std: the draws do not enter the answer
     points, kind, exercise_type = 2.0, "auto", "computation"
     default = {"budget": 1.0, "epsilon": 0.1}
@@ -294,7 +294,7 @@ class AccountantRepeats(Exercise):
 
 
 class BandsBug(Exercise):
-    chapter, key, label, title = "03", "ex5", "ch02-ex5", "A parallel-composition claim to audit"
+    chapter, key, label, title = "03", "ex5", "ch03-ex5", "A parallel-composition claim to audit"
     randomness = "none"
     points, kind, exercise_type = 2.0, "mixed", "find-the-bug"
     default = {"bands": 5, "statistics": 2, "epsilon": 0.5}

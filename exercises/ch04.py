@@ -42,7 +42,7 @@ def _distinct(value: float, right: float, width: float) -> bool:
 
 
 class NoisyMaxScale(Exercise):
-    chapter, key, label, title = "04", "ex1", "ch03-ex1", "The noisy-max scale for a neighbouring relation"
+    chapter, key, label, title = "04", "ex1", "ch04-ex1", "The noisy-max scale for a neighbouring relation"
     randomness = "none"
     points, kind, exercise_type = 2.0, "mixed", "derivation"
     default = {"categories": 12, "relation": "replace-one", "epsilon": 0.5}
@@ -104,7 +104,7 @@ class NoisyMaxScale(Exercise):
 
 
 class MonotonePromise(Exercise):
-    chapter, key, label, title = "04", "ex2", "ch03-ex2", "Breaking the monotone promise"
+    chapter, key, label, title = "04", "ex2", "ch04-ex2", "Breaking the monotone promise"
     randomness = "none"
     points, kind, exercise_type = 2.0, "mixed", "find-the-bug"
     default = {"epsilon": 1.0}
@@ -173,7 +173,7 @@ DAYS = {"a": ((9.0, 8.0, 8.0, 5.0, 2.0), 12), "b": ((10.0, 9.0, 7.0, 7.0, 3.0), 
 
 
 class MeetingDay(Exercise):
-    chapter, key, label, title = "04", "ex3", "ch03-ex3", "Choosing a meeting day privately"
+    chapter, key, label, title = "04", "ex3", "ch04-ex3", "Choosing a meeting day privately"
     randomness = "none"  # the exact value for permute-and-flip (the simulation is for report noisy max)
     points, kind, exercise_type = 2.0, "auto", "computation"
     default = {"days": "a", "epsilon": 0.5}
@@ -233,7 +233,7 @@ COLUMNS = {"Marital Status": "Married-civ-spouse", "Relationship": "Husband", "E
 
 
 class EpsilonFor99(Exercise):
-    chapter, key, label, title = "04", "ex4", "ch03-ex4", "How much ε permute-and-flip saves"
+    chapter, key, label, title = "04", "ex4", "ch04-ex4", "How much ε permute-and-flip saves"
     randomness = "none"
     points, kind, exercise_type = 2.0, "auto", "computation"
     default = {"column": "Marital Status", "probability": 0.99}

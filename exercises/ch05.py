@@ -52,7 +52,7 @@ def _noisy_histogram(occupation: str):
 
 
 class DataDependentBins(Exercise):
-    chapter, key, label, title = "05", "ex1", "chA1-ex1", "Auditing a histogram whose bins come from the data"
+    chapter, key, label, title = "05", "ex1", "ch05-ex1", "Auditing a histogram whose bins come from the data"
     randomness = "either"  # the reasoned event gives the same bound for every seed, search_events' a seed-dependent one (both > 5)
     points, kind, exercise_type = 3.0, "auto", "find-the-bug"
     default = {"occupation": "Armed-Forces", "claimed": 1.0, "trials": 100_000}
@@ -149,7 +149,7 @@ def _sum_without_clamp(ages, size, rng):
 
 
 class MissingClamp(Exercise):
-    chapter, key, label, title = "05", "ex2", "chA1-ex2", "An audit that passes a broken mechanism"
+    chapter, key, label, title = "05", "ex2", "ch05-ex2", "An audit that passes a broken mechanism"
     randomness = "fixed-seed"  # the first audit uses make_rng(seed) of the statement; the second only needs flagged
     points, kind, exercise_type = 3.0, "mixed", "find-the-bug"
     default = {"age": 40.0, "seed": 2024}
@@ -260,7 +260,7 @@ def _name(scale: float) -> str:
 
 
 class HowManyRuns(Exercise):
-    chapter, key, label, title = "05", "ex3", "chA1-ex3", "How many runs an audit needs"
+    chapter, key, label, title = "05", "ex3", "ch05-ex3", "How many runs an audit needs"
     randomness = "fixed-seed"  # every audit uses make_rng(seed) of the statement
     points, kind, exercise_type = 2.0, "mixed", "computation"
     default = {"scale": 0.8, "seed": 2024}
@@ -328,7 +328,7 @@ class HowManyRuns(Exercise):
 
 
 class MidpointThreshold(Exercise):
-    chapter, key, label, title = "05", "ex4", "chA1-ex4", "Where to put the threshold"
+    chapter, key, label, title = "05", "ex4", "ch05-ex4", "Where to put the threshold"
     randomness = "none"
     points, kind, exercise_type = 2.0, "mixed", "derivation"
     default = {"scale": 0.8, "threshold": 10.5}

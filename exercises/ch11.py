@@ -51,7 +51,7 @@ def _sigma(p):
 
 
 class PerIterationBudget(Exercise):
-    chapter, key, label, title = "11", "ex1", "ch06-ex1", "The per-iteration budget of noisy gradient descent"
+    chapter, key, label, title = "11", "ex1", "ch11-ex1", "The per-iteration budget of noisy gradient descent"
     randomness = "none"
     points, exercise_type = 2.0, "computation"
     default = {"epsilon": 2.0, "delta": 1e-6, "k": 40}
@@ -98,7 +98,7 @@ class PerIterationBudget(Exercise):
 
 
 class ClipSweep(Exercise):
-    chapter, key, label, title = "11", "ex2", "ch06-ex2", "The clipping norm: bias against noise"
+    chapter, key, label, title = "11", "ex2", "ch11-ex2", "The clipping norm: bias against noise"
     randomness = "either"  # C = 1, 1.5 and 2 are all accepted: honest seeds may pick another of them
     points, kind, exercise_type = 2.0, "mixed", "design"
     default = {"epsilon": 0.1}
@@ -161,7 +161,7 @@ class ClipSweep(Exercise):
 
 
 class SmallData(Exercise):
-    chapter, key, label, title = "11", "ex3", "ch06-ex3", "Privacy is cheap when n is large"
+    chapter, key, label, title = "11", "ex3", "ch11-ex3", "Privacy is cheap when n is large"
     randomness = "none"
     points, kind, exercise_type = 3.0, "mixed", "computation"
     default = {"digit": "7", "epsilon": 0.1}
@@ -234,7 +234,7 @@ class SmallData(Exercise):
 
 
 class ThreeSigmas(Exercise):
-    chapter, key, label, title = "11", "ex4", "ch06-ex4", "Gaussian sequential, Gaussian advanced, Laplace"
+    chapter, key, label, title = "11", "ex4", "ch11-ex4", "Gaussian sequential, Gaussian advanced, Laplace"
     randomness = "none"
     points, kind, exercise_type = 3.0, "mixed", "computation"
     default = {"epsilon": 1.0, "k": 100, "clip": 1.5}
@@ -310,7 +310,7 @@ class ThreeSigmas(Exercise):
 
 
 class AccountingRoutes(Exercise):
-    chapter, key, label, title = "11", "ex5", "ch06-ex5", "Many valid bounds for DP-SGD without sampling"
+    chapter, key, label, title = "11", "ex5", "ch11-ex5", "Many valid bounds for DP-SGD without sampling"
     randomness = "none"
     points, kind, exercise_type = 3.0, "mixed", "derivation"
     default = {"epsilon": 2.0, "q": 0.02, "steps": 500}
@@ -401,7 +401,7 @@ class AccountingRoutes(Exercise):
 
 
 class SigmaByHand(Exercise):
-    chapter, key, label, title = "11", "sigma", "ch06-ex-sigma", "The trainer's σ without running it"
+    chapter, key, label, title = "11", "sigma", "ch11-ex-sigma", "The trainer's σ without running it"
     randomness = "none"
     answer = "answer_sigma"
     points, exercise_type = 2.0, "computation"
@@ -453,7 +453,7 @@ def _replace_sigma(p):
 
 
 class ReplaceOneSigma(Exercise):
-    chapter, key, label, title = "11", "ex6", "ch06-ex6", "Replace-one neighbours: derive the sensitivity and σ"
+    chapter, key, label, title = "11", "ex6", "ch11-ex6", "Replace-one neighbours: derive the sensitivity and σ"
     points, kind, exercise_type = 2.0, "mixed", "derivation"
     randomness = "none"  # a formula: the answer does not depend on the seed
     default = {"epsilon": 1.0, "delta": 1e-5, "k": 20, "clip": 1.5}

@@ -34,7 +34,7 @@ LINF_GRID = (1, 2, 3, 5, 10, 20, 50, 100)
 
 
 class ContributionSensitivity(Exercise):
-    chapter, key, label, title = "15", "ex1", "ch10-ex1", "The L1 sensitivity of bounded per-category sums"
+    chapter, key, label, title = "15", "ex1", "ch15-ex1", "The L1 sensitivity of bounded per-category sums"
     randomness = "none"
     points, exercise_type = 2.0, "derivation"
     default = {"l0": 2, "linf": 5, "upper": 50.0}
@@ -75,7 +75,7 @@ class ContributionSensitivity(Exercise):
 
 
 class PartitionThreshold(Exercise):
-    chapter, key, label, title = "15", "ex2", "ch10-ex2", "The threshold of private partition selection"
+    chapter, key, label, title = "15", "ex2", "ch15-ex2", "The threshold of private partition selection"
     randomness = "none"
     points, kind, exercise_type = 2.0, "mixed", "computation"
     default = {"epsilon": 0.5, "delta": 1e-5, "l0": 2}
@@ -143,7 +143,7 @@ def _best(eps, variance_factor=2.0):
 
 
 class BestBounds(Exercise):
-    chapter, key, label, title = "15", "ex3", "ch10-ex3", "Contribution bounds for a small budget"
+    chapter, key, label, title = "15", "ex3", "ch15-ex3", "Contribution bounds for a small budget"
     randomness = "none"
     points, kind, exercise_type = 2.0, "mixed", "design"
     default = {"epsilon": 0.1}
@@ -204,7 +204,7 @@ class BestBounds(Exercise):
 
 
 class HeavyUserAttack(Exercise):
-    chapter, key, label, title = "15", "ex4", "ch10-ex4", "The attacker's accuracy does not depend on L∞"
+    chapter, key, label, title = "15", "ex4", "ch15-ex4", "The attacker's accuracy does not depend on L∞"
     randomness = "draws"  # attacker_accuracy draws 2 × 20,000 releases from the setup's rng
     points, kind, exercise_type = 2.0, "mixed", "computation"
     default = {"small": 1, "large": 100}
@@ -280,7 +280,7 @@ class HeavyUserAttack(Exercise):
 
 
 class GroupPrivacyDerivation(Exercise):
-    chapter, key, label, title = "15", "ex5", "ch10-ex5", "Group privacy with a δ: a user with k rows"
+    chapter, key, label, title = "15", "ex5", "ch15-ex5", "Group privacy with a δ: a user with k rows"
     points, kind, exercise_type = 2.0, "mixed", "derivation"
     randomness = "none"  # a formula: the answer does not depend on the seed
     default = {"epsilon": 1.0, "delta": 1e-6, "rows": 10}
