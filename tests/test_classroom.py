@@ -861,3 +861,15 @@ def test_hidden_seeds_stay_in_the_manifest(seeded):
     raw = _nb([f"rng = make_rng(1)  {G.SEED_MARK}", "answer_ex1 = 1"])
     assert G.code_cells(raw, drop_setup=True) == ["answer_ex1 = 1"] and len(G.code_cells(raw)) == 2
 
+
+
+def test_probe_of_a_function_inside_an_answer(tmp_path):
+    """A probe may call a function reached from an answer (the event of an AuditResult), with array arguments."""
+    cells = ["import numpy as np\nclass Result:\n    pass\nanswer_ex1 = Result()\n"
+             "answer_ex1.event = lambda out: ~np.isnan(out)"]
+    probes = [{"name": "event", "function": "answer_ex1.event", "args": [[math.nan, 1.0, -3.0]], "arrays": True},
+              {"name": "missing", "function": "answer_ex1.nothing", "args": [[1.0]], "arrays": True}]
+    result = sandbox.run(cells, ["answer_ex1"], probes, limits=sandbox.Limits(timeout=20, cell_timeout=5),
+                         workroot=tmp_path)
+    assert result.report["probes"]["event"] == {"value": [False, True, True]}
+    assert "not defined" in result.report["probes"]["missing"]["__error__"]

@@ -441,7 +441,7 @@ def feedback(g: StudentGrade, exercises: list, title: str) -> str:
                 if x.status == "ok":
                     out.append(f"- {x.part}: passed")
                 elif x.status == "failed":
-                    out.append(f"- {x.part}: {x.points:g} — {x.hint}")
+                    out.append(f"- {x.part}: loses {-x.points:g} point(s) — {x.hint}")
                 continue
             if x.status == "ok":
                 out.append(f"- {x.part}: correct ({x.points:g} / {x.max:g})")
