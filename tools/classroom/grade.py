@@ -14,8 +14,9 @@ is dropped), and every submission runs twice: with the student's seed, and with 
 key, in the manifest only) in that setup cell. Each exercise declares how its answer may depend on the seed
 (``Exercise.randomness``): "none"/"fixed-seed" answers must be the same in both runs, "draws" answers must pass
 the parts again and change, "either" answers must pass again. A part that fails this *reseeded* test loses its
-points. When a "draws" answer is the same in both runs, a third run with the second hidden seed decides (an
-honest answer of a few hundred trials repeats by chance a few times in a thousand).
+points; a rerun that does not finish is tried once more, then costs every part that was right. When a "draws"
+answer is the same in both runs, a third run with the second hidden seed decides (an honest answer of a few
+hundred trials repeats by chance a few times in a thousand).
 
 Outputs in ``--out``: ``gradebook.csv`` (one row per roster student), ``grades_long.csv`` (one row per hidden
 test: kind ``part``, ``reseeded`` or ``probe``, and ``manual`` rubric items), ``feedback/<student_id>.md`` and
@@ -239,6 +240,8 @@ class Grader:
         reruns = [again.result()] if again else []
         grade.seconds, grade.cells = result.seconds, result.cells
         grade.problem = result.problem
+        if reruns and result.report and reruns[0].report is None:  # once more, alone: a busy machine is no reason
+            reruns[0] = self._run(self.cells_for(sid, cells, hidden[0]), answers, []).result()  # to lose points
         if reruns and result.report and reruns[0].report and len(hidden) > 1 \
                 and self._repeated(sid, result.report, reruns[0].report):
             reruns.append(self._run(self.cells_for(sid, cells, hidden[1]), answers, []).result())
@@ -317,7 +320,7 @@ class Grader:
         second = reruns[0] if reruns else None
         if second is None or second.report is None:
             why = second.problem if second is not None else "not run"
-            affected, hint = earned, ("with another seed in the setup cell your notebook did not finish "
+            affected, hint = earned, ("with another seed in the setup cell your notebook did not finish, twice "
                                       f"({why}), so these answers could not be confirmed")
         else:
             again = second.report["answers"].get(ex.name)
