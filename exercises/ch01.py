@@ -208,7 +208,10 @@ class Coarsening(Exercise):
     )
 
     def params(self, rng):
-        return {"width": int(rng.choice([5, 10])), "column": str(rng.choice(["Sex", "Race"]))}
+        # only genuine coarsenings of the chapter's 5-anonymous (decade, zip prefix, sex) table: bands of 10 or 20
+        # years and sex (k = 14 and 38). Five-year bands are finer than decades and Race is a new quasi-identifier
+        # (k down to 1: single people, identity disclosure), which the statement and rubric do not describe.
+        return {"width": int(rng.choice([10, 20])), "column": "Sex"}
 
     def statement(self, p):
         band = "decade of age" if p["width"] == 10 else f"age in bands of {p['width']} years (Age // {p['width']})"
@@ -253,7 +256,8 @@ class Coarsening(Exercise):
 
 
 def _predicted_share(ratio: float) -> float:
-    """P(|estimation error| < ½) for least squares at m = 2n: error sd (E/√3)·2/√(m − n), E = ratio·√n."""
+    """P(a bit is rounded right) = P(estimation error < ½) = Φ(½/sd), one-sided (a 0 is lost only if its error
+    exceeds +½, a 1 only if it falls below −½), for least squares at m = 2n: sd (E/√3)·2/√(m − n), E = ratio·√n."""
     sd = 2 * ratio / math.sqrt(3)
     return 1 - 0.5 * math.erfc(0.5 / sd / math.sqrt(2))
 
@@ -311,6 +315,10 @@ class FewerQueries(Exercise):
         # sqrt(p(1 - p)/200) (simulated over 300 seeds: within 10 % of it); 6 of them cover any honest seed.
         # At m = n the share is 0.53-0.55 on average with sd 0.04-0.05 over seeds: [0.3, 0.8] is over 5 sd.
         low = predicted - 6 * math.sqrt(predicted * (1 - predicted) / 200)
+        # The order hint (a swapped pair puts the m = n share, about 0.54, second) stops where the right interval
+        # starts: at E = 0.35√n (low = 0.760) its old end 0.8 named honest shares 4 sd below their mean (0.892, sd
+        # 0.023 over 150 seeds); at E = 0.25√n and 0.3√n the right interval starts above 0.8 (0.874, 0.814).
+        order_end = min(0.8, low - 1e-9)
         percent = _percent("give shares as fractions of the 200 bits, not in percent")
         order = "more queries should recover more bits: is the pair in the order (m = n, m = 2n)?"
         return [Part.between("m = n", 0.3, 0.8, "at m = n least squares fits the noise exactly: expect little "
@@ -321,7 +329,7 @@ class FewerQueries(Exercise):
                              mistakes=[percent,
                                        Mistake(f"at m = 2n some bits should come out wrong: is E = {r:g}·√n (not "
                                                f"{r:g}), and m = 2n (not 4n)?", 1.0, 1.0),
-                                       Mistake(order, 0.0, 0.8)])]
+                                       Mistake(order, 0.0, order_end)])]
 
     def exam(self):
         return [ExamQuestion(
@@ -331,7 +339,8 @@ class FewerQueries(Exercise):
             distractors=("$m = 2n$", "$m = 4n$", "no $m$: bounded errors always protect the bits"),
             feedback=("at m = 2n the error sd is (E/√3)·2/√(m − n) ≈ 0.29 and about 96 % come back",
                       "at m = 4n almost every bit comes back",
-                      "errors of o(√n) let least squares recover almost all bits once m exceeds n enough"))]
+                      "random bounded errors of order √n still let least squares recover almost all bits once "
+                      "m − n is large; Dinur–Nissim's o(√n) is for adversarial errors"))]
 
 
 class EpsilonFromAttack(Exercise):
@@ -380,7 +389,12 @@ class EpsilonFromAttack(Exercise):
                                  "must hold too and gives a larger ε", rtol=0.002),
                     Mistake.near(guess, "that is what the guessing bound e^ε/(1 + e^ε) gives; it averages FPR and "
                                  "FNR and is weaker than the two inequalities", rtol=0.002)]
-        return [Part.near("epsilon", self.solve(p), "solve both inequalities for ε (δ = 0): ε must be at least "
+        v = self.solve(p)
+        width = max(abs(v) * 0.001, 0.0005)  # the right interval below (rtol, atol); mistakes are matched first
+        lo, hi = v - width, v + width
+        rounding = "nearly: give at least two decimals (three are enough)"
+        mistakes += [Mistake(rounding, v - 0.05, lo - 1e-9), Mistake(rounding, hi + 1e-9, v + 0.05)]
+        return [Part.near("epsilon", v, "solve both inequalities for ε (δ = 0): ε must be at least "
                           "the larger of ln(TPR/FPR) and ln((1 − FPR)/(1 − TPR))", rtol=0.001, atol=0.0005,
                           mistakes=mistakes)]
 
