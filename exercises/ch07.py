@@ -40,7 +40,7 @@ def _data() -> tuple[np.ndarray, np.ndarray]:
 
 
 class DistanceBound(Exercise):
-    chapter, key, label, title = "07", "ex1", "ch04-ex1", "PTR's distance bound"
+    chapter, key, label, title = "07", "ex1", "ch07-ex1", "PTR's distance bound"
     points = 2.0
     default = {"n": 10_000, "bound": 0.02}
     missing = "set answer_ex1 to the distance bound"
@@ -82,7 +82,7 @@ class DistanceBound(Exercise):
 
 
 class LeakEpsilon(Exercise):
-    chapter, key, label, title = "07", "ex2", "ch04-ex2", "The ε a distinguisher rules out"
+    chapter, key, label, title = "07", "ex2", "ch07-ex2", "The ε a distinguisher rules out"
     points = 2.0
     kind = "mixed"
     exercise_type = "derivation"
@@ -148,7 +148,7 @@ def _smooth_terms(n: int, epsilon: float, delta: float, log_term: float) -> np.n
 
 
 class SmoothSmallSample(Exercise):
-    chapter, key, label, title = "07", "ex3", "ch04-ex3", "Smooth sensitivity of a small sample"
+    chapter, key, label, title = "07", "ex3", "ch07-ex3", "Smooth sensitivity of a small sample"
     points = 3.0
     kind = "mixed"
     exercise_type = "find-the-bug"
@@ -227,7 +227,7 @@ def _saa_errors(epsilon: float, k_max: int) -> dict:
 
 
 class SampleAggregateK(Exercise):
-    chapter, key, label, title = "07", "ex4", "ch04-ex4", "How many chunks for sample-and-aggregate"
+    chapter, key, label, title = "07", "ex4", "ch07-ex4", "How many chunks for sample-and-aggregate"
     points = 3.0
     kind = "mixed"
     exercise_type = "design"

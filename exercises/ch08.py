@@ -36,7 +36,7 @@ rich = (adult["Target"] == ">50K").to_numpy()
 
 
 class MeanNoiseSd(Exercise):
-    chapter, key, label, title = "08", "ex1", "ch11-ex1", "The noise of private_mean"
+    chapter, key, label, title = "08", "ex1", "ch08-ex1", "The noise of private_mean"
     points = 2.0
     kind = "mixed"
     exercise_type = "derivation"
@@ -98,7 +98,7 @@ class MeanNoiseSd(Exercise):
 
 
 class ProportionHalfWidth(Exercise):
-    chapter, key, label, title = "08", "ex2", "ch11-ex2", "A noise-aware interval for a proportion"
+    chapter, key, label, title = "08", "ex2", "ch08-ex2", "A noise-aware interval for a proportion"
     points = 2.0
     kind = "mixed"
     default = {"epsilon": 0.1, "proportion": 0.3, "count": 400.0}
@@ -146,7 +146,7 @@ class ProportionHalfWidth(Exercise):
 
 
 class BudgetAfterRange(Exercise):
-    chapter, key, label, title = "08", "ex3", "ch11-ex3", "The mean's scale after a private range"
+    chapter, key, label, title = "08", "ex3", "ch08-ex3", "The mean's scale after a private range"
     points = 2.0
     default = {"total": 1.0, "range_epsilon": 0.2, "lower": 20.0, "upper": 60.0}
     missing = "set answer_ex3 to the scale"
@@ -214,7 +214,7 @@ def _binomial_interval(rate: float, trials: int = 500, n_ref: int = 20_000) -> t
 
 
 class TestSize(Exercise):
-    chapter, key, label, title = "08", "ex4", "ch11-ex4", "The size of the private and the classical test"
+    chapter, key, label, title = "08", "ex4", "ch08-ex4", "The size of the private and the classical test"
     points = 3.0
     kind = "mixed"
     exercise_type = "find-the-bug"

@@ -46,7 +46,7 @@ def _eps_text(epsilon: float) -> str:
 
 
 class TruthProbability(Exercise):
-    chapter, key, label, title = "09", "ex1", "ch05-ex1", "The truth probability of randomized response"
+    chapter, key, label, title = "09", "ex1", "ch09-ex1", "The truth probability of randomized response"
     points = 2.0
     kind = "mixed"
     default = {"epsilon": 1.0}
@@ -105,7 +105,7 @@ class TruthProbability(Exercise):
 
 
 class KrrVersusOue(Exercise):
-    chapter, key, label, title = "09", "ex2", "ch05-ex2", "When k-RR beats OUE"
+    chapter, key, label, title = "09", "ex2", "ch09-ex2", "When k-RR beats OUE"
     points = 2.0
     kind = "mixed"
     exercise_type = "derivation"
@@ -143,7 +143,7 @@ class KrrVersusOue(Exercise):
 
 
 class LocalVersusCentralN(Exercise):
-    chapter, key, label, title = "09", "ex3", "ch05-ex3", "How many respondents, local and central"
+    chapter, key, label, title = "09", "ex3", "ch09-ex3", "How many respondents, local and central"
     points = 2.0
     default = {"target": 0.001}
     shape, shape_hint = 2, "answer_ex3 must be a pair (n_local, n_central)"
@@ -189,7 +189,7 @@ class LocalVersusCentralN(Exercise):
 
 
 class UnknownCategory(Exercise):
-    chapter, key, label, title = "09", "ex4", "ch05-ex4", "A 15th value for the missing occupations"
+    chapter, key, label, title = "09", "ex4", "ch09-ex4", "A 15th value for the missing occupations"
     points = 2.0
     kind = "mixed"
     exercise_type = "design"

@@ -44,7 +44,7 @@ def _laplace_pld_epsilon(scale: float, k: int, delta: float) -> float:
 
 
 class DashboardEpsilon(Exercise):
-    chapter, key, label, title = "10", "ex1", "ch12-ex1", "A dashboard of Laplace counts"
+    chapter, key, label, title = "10", "ex1", "ch10-ex1", "A dashboard of Laplace counts"
     points = 2.0
     default = {"k": 100, "epsilon": 0.5, "delta": 1e-6}
     missing = "set answer_ex1 to the total epsilon"
@@ -92,7 +92,7 @@ def _sgd_pld(q: float, z: float, steps: int, delta: float) -> float:
 
 
 class CltVersusPld(Exercise):
-    chapter, key, label, title = "10", "ex2", "ch12-ex2", "CLT and PLD for DP-SGD"
+    chapter, key, label, title = "10", "ex2", "ch10-ex2", "CLT and PLD for DP-SGD"
     points = 3.0
     kind = "mixed"
     default = {"steps": 5000, "q": 0.02, "z": 1.5}
@@ -153,7 +153,7 @@ def _rdp_answer(k: int, z: float, delta: float) -> tuple[float, float]:
 
 
 class FractionalOrders(Exercise):
-    chapter, key, label, title = "10", "ex3", "ch12-ex3", "RDP with fractional orders"
+    chapter, key, label, title = "10", "ex3", "ch10-ex3", "RDP with fractional orders"
     points = 2.0
     default = {"k": 200, "z": 1.0}
     shape, shape_hint = 2, "answer_ex3 must be (epsilon, best_order)"
@@ -215,7 +215,7 @@ def _shuffle_gaps(sigma: float) -> tuple[tuple[float, bool], ...]:
 
 
 class ShufflePitfall(Exercise):
-    chapter, key, label, title = "10", "ex4", "ch12-ex4", "Where the Poisson accountant understates shuffling"
+    chapter, key, label, title = "10", "ex4", "ch10-ex4", "Where the Poisson accountant understates shuffling"
     points = 2.0
     exercise_type = "find-the-bug"
     default = {"sigma": 0.8}
@@ -259,7 +259,7 @@ class ShufflePitfall(Exercise):
 
 
 class ComposedGaussianDelta(Exercise):
-    chapter, key, label, title = "10", "ex5", "ch12-ex5", "δ(ε) of composed Gaussian releases"
+    chapter, key, label, title = "10", "ex5", "ch10-ex5", "δ(ε) of composed Gaussian releases"
     points = 2.0
     kind = "mixed"
     exercise_type = "derivation"
