@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from dp_lib import (analytic_gaussian_sigma, laplace_mech, laplace_scale, load_adult, make_rng, open_uniform,
-                    pct_error)
+from dp_lib import (analytic_gaussian_sigma, gaussian_delta, laplace_mech, laplace_scale, load_adult, make_rng,
+                    open_uniform, pct_error)
 from exercises._core import ExamQuestion, Exercise, Mistake, Part, RubricItem
 
 SETUP = """\
@@ -191,15 +191,20 @@ class MedianError(Exercise):
         return float(np.median(pct_error(count, releases)))
 
     def parts(self, p):
-        exact = self.exact(p)
+        exact, eps = self.exact(p), p["epsilon"]
         # Randomized answer: the median of 1,000 |Lap(b)| has standard error b/√1000, 4.6 % of b ln 2; the
         # chapter's 15 % is 3.3 standard errors, widened to 23 % (5 s.e.) for any honest seed.
         return [Part.near("median % error", exact, f"expected about {exact:.2f} % (100 × b ln 2 / count, with "
                           "b = 1/ε)", rtol=0.23,
-                          mistakes=[Mistake.near(exact / 100, "give the error in percent (x 100), not as a "
-                                                 "fraction", rtol=0.23),
-                                    Mistake.near(exact / math.log(2), "that is the mean error b; the median of "
-                                                 "|Lap(b)| is b ln 2", rtol=0.15)])]
+                          mistakes=[Mistake.near(exact / 10, f"that is the error at ε = {10 * eps:g}; answer with "
+                                                 f"the one at ε = {eps:g}", rtol=0.23),
+                                    # the error at 100 ε in percent equals the error at ε as a fraction
+                                    Mistake.near(exact / 100, f"that is the error at ε = {100 * eps:g}, or the one "
+                                                 f"at ε = {eps:g} as a fraction: answer with the one at ε = "
+                                                 f"{eps:g}, in percent (x 100)", rtol=0.23),
+                                    # the mean b/count: 1.44 × exact; kept apart from the right interval (≤ 1.23)
+                                    Mistake("that is the mean error b; the median of |Lap(b)| is b ln 2",
+                                            1.24 * exact, 1.66 * exact)])]
 
     def exam(self):
         return [ExamQuestion("ch02-median-error", "A count is released with Laplace noise of scale $b = 10$. "
@@ -217,8 +222,9 @@ class AnalyticSigma(Exercise):
               "standard deviation of the Laplace noise at the same ε?")
     rubric = (
         RubricItem("the classic formula", 1,
-                   "gaussian_sigma raises a ValueError: the classic calibration is proved only for ε < 1 (and "
-                   "really fails for large ε), so the analytic calibration is needed",
+                   "gaussian_sigma raises a ValueError: the classic calibration is proved only for ε < 1; at this ε "
+                   "its σ is still private but wasteful (it fails only for much larger ε, about 8 at δ = 1e-5), and "
+                   "the analytic calibration gives the smallest σ",
                    "reports the error without saying why",
                    "uses the classic σ anyway"),
         RubricItem("Gaussian against Laplace", 1,
@@ -246,24 +252,30 @@ class AnalyticSigma(Exercise):
     def parts(self, p):
         e, d = p["epsilon"], p["delta"]
         best = self.solve(p)
+        classic = math.sqrt(2 * math.log(1.25 / d)) / e
         return [Part.between("sigma", 0.997 * best, 1.05 * best, f"this σ is too small: at ε = {e:g} its δ exceeds "
                              f"{d:g} (check ε, δ and the sensitivity; round σ up, not down)",
                              mistakes=[Mistake.near(math.sqrt(2) / e, "that is the Laplace standard deviation, not "
                                                     "the Gaussian σ"),
-                                       Mistake.near(math.sqrt(2 * math.log(1.25 / d)) / e, "that is the classic "
-                                                    "formula, proved only for ε < 1: use the analytic calibration"),
+                                       Mistake.near(classic, f"that is the classic formula: private here (its true "
+                                                    f"δ is about {gaussian_delta(classic, 1, e):.0e}) but about "
+                                                    f"{100 * (classic / best - 1):.0f} % larger than needed, and proved only "
+                                                    "for ε < 1; the analytic calibration gives the smallest σ"),
                                        Mistake("this σ is private but more than 5 % larger than needed: the "
                                                "analytic calibration gives the smallest", 1.05 * best, 1e12)])]
 
     def exam(self):
+        classic = math.sqrt(2 * math.log(1.25e6)) / 2
         return [ExamQuestion(
             "ch02-classic-gaussian", "You need $(\\varepsilon, \\delta) = (2, 10^{-6})$ for one number of "
-            "sensitivity 1. Which noise scale is right?", "choice",
+            "sensitivity 1. Which is the smallest σ that gives $(2, 10^{-6})$-DP?", "choice",
             answer=f"the analytic Gaussian σ ≈ {self.solve(self.default):.2f}",
-            distractors=(f"the classic σ = √(2 ln(1.25/δ))/ε ≈ {math.sqrt(2 * math.log(1.25e6)) / 2:.2f}",
+            distractors=(f"the classic σ = √(2 ln(1.25/δ))/ε ≈ {classic:.2f}",
                          f"σ = √2/ε ≈ {math.sqrt(2) / 2:.2f}",
                          f"σ = 1/ε = {1 / 2:.2f}"),
-            feedback=("the classic calibration is proved only for ε < 1 (and fails for large ε)",
+            feedback=(f"private here (true δ ≈ {gaussian_delta(classic, 1, 2.0):.0e}) but about "
+                      f"{100 * (classic / self.solve(self.default) - 1):.0f} % larger than needed, and unproved for ε ≥ 1; "
+                      "it fails only for much larger ε (about 8 at δ = 1e-5)",
                       "that is the standard deviation of the Laplace noise at this ε",
                       "that is the Laplace scale b, not a Gaussian σ"))]
 
