@@ -69,7 +69,9 @@ class Neighbours(Exercise):
         add_remove, replace_one = self.solve(p)
         near = functools.partial(Part.near, rtol=0, atol=0.005)
         return [near("add/remove", add_remove, "add/remove: a histogram costs its ε once (parallel); the releases "
-                     "add up", mistakes=[Mistake.near(16 * a + 2 * b + c, "a histogram costs its ε once (parallel "
+                     "add up", mistakes=[Mistake.near(replace_one, "that is the replace-one total: is the pair in "
+                                                      "the order (add/remove, replace-one)?", rtol=0, atol=0.005),
+                                         Mistake.near(16 * a + 2 * b + c, "a histogram costs its ε once (parallel "
                                                       "composition over its disjoint bins), not once per bin",
                                                       rtol=0, atol=0.005)]),
                 near("replace-one", replace_one, "replace-one: a histogram has L1 sensitivity 2, a single count "
