@@ -282,14 +282,24 @@ class EpsilonFor99(Exercise):
                                  "factor ε_EM/ε_PF", rtol=0, atol=0.01)]
         label = f"ln {1 / (1 - q):.0f} / ln {1 / (2 * (1 - q)):.0f}"
         approx_hint = f"that is the approximation {label}; find the exact crossings with brentq and divide"
+        lo, hi = f - 0.005, f + 0.005
         if _distinct(approx, f, 0.005):
             mistakes.append(Mistake.near(approx, approx_hint, rtol=0, atol=1e-3))
+        else:
+            # the approximation is close (1.1772 against 1.1738 at Marital Status, 99 %): the right interval
+            # stops halfway, and the approximation and its rounding on that side are named
+            mid = (f + approx) / 2
+            if approx > f:
+                hi = mid
+                mistakes.append(Mistake(approx_hint, mid + 1e-9, approx + 0.0035))
+            else:
+                lo = mid
+                mistakes.append(Mistake(approx_hint, approx - 0.0035, mid - 1e-9))
         rounded = round(approx, 2)
-        if abs(rounded - f) > 0.005 + 1e-9:
+        if not lo - 1e-9 <= rounded <= hi + 1e-9:
             mistakes.append(Mistake(approx_hint, rounded - 1e-9, rounded + 1e-9))
-        return [Part.near("factor", f, f"find each ε where Pr[{COLUMNS[p['column']]}] crosses {q:g} (exact "
-                          "probabilities, brentq) and divide; give 2 decimals", rtol=0, atol=0.005,
-                          mistakes=mistakes)]
+        return [Part.between("factor", lo, hi, f"find each ε where Pr[{COLUMNS[p['column']]}] crosses {q:g} (exact "
+                             "probabilities, brentq) and divide; give 2 decimals", mistakes=mistakes)]
 
     def exam(self):
         return [ExamQuestion(
