@@ -98,17 +98,21 @@ class DataDependentBins(Exercise):
                 Condition(0, ".trials", f"use {p['trials']:,} runs per input", "number", p["trials"], 1e15)]
 
     def hidden_tests(self, p):
-        # The answer includes the student's event (answer_ex1.event). Any event that certifies the bound, the
-        # reasoned one (a bin is released, or its complement) or a threshold that search_events finds far in the
-        # lower tail, gives one truth value to NaN ("no bin") and the other to released counts within 2 noise
-        # scales of the count 1; it must return one boolean per output, also for a single output.
+        # The answer includes the student's event (answer_ex1.event). The bug needs only this of an event: one
+        # truth value on NaN ("no bin") and the other on released counts with positive probability. The reasoned
+        # event (a bin is released, or its complement) is True on every released count; a refuting threshold
+        # (output > 1: about 9.3 at 100,000 runs, or one search_events finds) on some of them. A bound above 5
+        # needs the event to hold with probability above 0.5 % on the released count 1 + Lap(b), so a threshold
+        # event holds on 1 + 6b or on 1 - 6b; the grid 1 + k b, k = -6..6, sees every such event.
         b = 1 / p["claimed"]
-        outputs = [math.nan, 1.0, 1 + 2 * b, math.nan, 1 - 2 * b]
+        released = [1.0 + k * b for k in range(-6, 7)]
+        outputs = [math.nan] + released + [math.nan]
 
         def separates(value, p):
-            if not (isinstance(value, list) and len(value) == 5 and all(isinstance(v, bool) for v in value)):
+            if not (isinstance(value, list) and len(value) == len(outputs)
+                    and all(isinstance(v, bool) for v in value)):
                 return "your event must return one boolean per output (a boolean array of the same length)"
-            if value[0] != value[3] or value[1] != value[2] or value[1] != value[4] or value[0] == value[1]:
+            if value[0] != value[-1] or all(v == value[0] for v in value[1:-1]):
                 return ("your event does not tell a missing bin (NaN) from a released count: it should depend on "
                         "whether the bin is released at all")
             return None
@@ -135,11 +139,11 @@ class DataDependentBins(Exercise):
             "ch05-data-bins", "A histogram is released with Laplace noise per bin, with one bin for each value that "
             "occurs in the data. Which event refutes its ε claim most strongly?", "choice",
             answer="\"the bin of a rare value is released at all\"",
-            distractors=("\"the noisy count of that bin exceeds its true count\"",
+            distractors=("\"the noisy count of the largest bin exceeds its true count\"",
                          "\"the largest bin is the most common value\"",
                          "none: Laplace noise on every bin makes it ε-DP"),
-            feedback=("a threshold on the count only sees the Laplace noise, which is calibrated; the bug is the "
-                      "list of bins", "that is what the noise protects", "the list of bins itself leaks "
+            feedback=("the largest bin is released with and without the rare record: a threshold on its count "
+                      "only sees the Laplace noise, which is calibrated; the bug is the list of bins", "that is what the noise protects", "the list of bins itself leaks "
                       "membership: its probability jumps from 0 to 1"))]
 
 
@@ -168,6 +172,13 @@ class MissingClamp(Exercise):
                    "trying neighbours until one refutes is multiple testing (fix them in advance or split α)",
                    "says a pass is not a proof without naming the extreme record or the multiple-testing issue",
                    "treats the pass as evidence that the mechanism is ε-DP"),
+        RubricItem("the refuting neighbour", 1,
+                   "names the refuting pair: ages and ages + [one added age] with that age far above 100 (for "
+                   "example 10,000), an add/remove neighbour; the check sees only that the second audit refutes",
+                   "an outlier that is not named, or one that replaces an age (a neighbour under replace-one, not "
+                   "the add/remove neighbours of the first audit)",
+                   "a pair that differs in more than one record (for example ages + [40.0] * 100): refuting on it "
+                   "says nothing about ε"),
     )
 
     def params(self, rng):
@@ -270,7 +281,8 @@ class HowManyRuns(Exercise):
         RubricItem("the cost of confidence", 1,
                    "the bound is ln p_lower − ln p'_upper: the log-ratio of the event minus what the two "
                    "Clopper–Pearson intervals cost on the log scale; that cost shrinks like 1/√N but is positive "
-                   "for every N",
+                   "for every N, and the bound climbs with N only up to the luck of each batch (a refutation followed "
+                   "by a pass at more runs is such luck, not a contradiction)",
                    "mentions sampling error without the confidence intervals",
                    "no reason, or 'the mechanism is really less than ε'"),
         RubricItem("a lower bound with confidence", 1,
@@ -289,8 +301,8 @@ class HowManyRuns(Exercise):
                 f"(`{_name(b)}`, given in the setup: the scale for ε = {1 / b:.4g}, reported as ε = 1) is really {1 / b:.4g}-DP, "
                 f"only {1 / b - 1:.4g} above the claim. Audit it (inputs the counts `11.0` and `10.0`, the event "
                 "{output > 11}, that is `ThresholdEvent(11.0)`) with 100, 300, 1,000, 3,000 and 10,000 runs per "
-                f"input, each with `rng=make_rng({s})` and `claimed_epsilon=1.0`. From which number on is the claim "
-                "refuted? Set `answer_ex3` to the smallest of these run counts that refutes it. Why is the bound "
+                f"input, each with `rng=make_rng({s})` and `claimed_epsilon=1.0`. Which of them refute the claim? Set "
+                "`answer_ex3` to the smallest of these run counts that refutes it. Why is the bound "
                 f"below {1 / b:.4g} even with many runs?")
 
     def setup_code(self, p):
