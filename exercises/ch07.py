@@ -109,8 +109,9 @@ class LeakEpsilon(Exercise):
         a, b = p["rate"]
         test = ("The band test above succeeds" if (a, b) == (5, 8) else
                 "Suppose a test like the chapter's band test succeeds")
-        return (f"{test} with probability {a}/{b} at every ε. Set `answer_ex2` to the largest ε at which an ε-DP "
-                "mechanism could still allow that success rate, i.e. solve "
+        return (f"{test} with probability {a}/{b} at every ε. Set `answer_ex2` to the smallest ε at which an ε-DP "
+                "mechanism could allow that success rate (the largest ε whose ε-DP claim this test refutes), i.e. "
+                "solve "
                 f"$e^{{\\varepsilon}}/(1 + e^{{\\varepsilon}}) = {a}/{b}$. Is noise scaled to local sensitivity safe "
                 "above that ε?")
 
@@ -197,9 +198,20 @@ class SmoothSmallSample(Exercise):
                                     Mistake.near(mean_local_sensitivity_at(ages[:size], 100.0),
                                                  "that is the exact local sensitivity; S_β is an upper bound on it "
                                                  "that is smooth in x", rtol=0.01),
-                                    Mistake.near(float(_smooth_terms(size, eps, delta, 1.0).max()),
-                                                 "for Laplace noise β = ε/(2 ln(2/δ)), not ε/(2 ln(1/δ))",
-                                                 rtol=0.005)])]
+                                    *self._last_and_beta_mistakes(size, eps, delta)])]
+
+    @staticmethod
+    def _last_and_beta_mistakes(size: int, eps: float, delta: float) -> list[Mistake]:
+        """The k = n term alone, and β = ε/(2 ln(1/δ)); one hint naming both where their bands overlap."""
+        last = float(_smooth_terms(size, eps, delta, 2.0)[-1])
+        wrong_beta = float(_smooth_terms(size, eps, delta, 1.0).max())
+        last_hint = ("that is the last term k = n alone; the maximum runs over every k, and k = n − 1 (where "
+                     "A = U as well) is damped less")
+        beta_hint = "for Laplace noise β = ε/(2 ln(2/δ)), not ε/(2 ln(1/δ))"
+        if abs(last / wrong_beta - 1) < 0.011:
+            return [Mistake(f"either {last_hint}, or {beta_hint}", min(last, wrong_beta) * 0.995,
+                            max(last, wrong_beta) * 1.005)]
+        return [Mistake.near(last, last_hint, rtol=0.005), Mistake.near(wrong_beta, beta_hint, rtol=0.005)]
 
     def exam(self):
         beta = 1.0 / (2 * math.log(2 / 1e-6))
@@ -292,7 +304,7 @@ class SampleAggregateK(Exercise):
                                                  rtol=0.0, atol=0.05)])]
 
     def conditions(self, p):
-        keys = f'use the keys "best_k" and "bias_{p["k_max"]}"'
+        keys = f'use the keys "best_k" and "bias_{p["k_max"]}", each with a number (not a string) as its value'
         return [Condition(0, ".best_k", keys, lo=-1e12, hi=1e12), Condition(1, f".bias_{p['k_max']}", keys,
                                                                          lo=-1e12, hi=1e12)]
 
