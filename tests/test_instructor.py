@@ -93,3 +93,58 @@ def test_the_student_site_does_not_include_the_notes():
     from tools.zh_edition import zh_config
 
     assert "instructor/**" in zh_config()["exclude_patterns"]
+
+
+def test_misconceptions_leave_out_format_and_value_dependent_hints():
+    """The review's examples: answer-format hints and hints that only make sense next to one wrong value are not
+    misconceptions; a hint that names a mistake on its own is."""
+    for hint in ("answer_ex2 must be a whole number k >= 1", "answer_ex4 must be one of 1000, 2000, 5000",
+                 "answer with one of the run counts of the exercise", "give the share as a fraction, not in percent",
+                 "47 is τ rounded to a whole number; give τ to two decimals", "at this k advanced does not win yet",
+                 "advanced composition already wins at a smaller k", "a larger epsilon of the grid still shows the gap",
+                 "a smaller size already certifies 0.75", "this event should separate the inputs completely",
+                 "integer orders only: start at 1.01", "with 100 runs the certified bound is still below 1"):
+        assert not instructor._is_misconception(hint), hint
+    for hint in ("that is 1 - p, the probability of lying", "the scale is b = Δ/ε, not ε/Δ",
+                 "too few runs: 20,000 is enough only with alpha or alpha/2; each of the four bounds uses alpha/4"):
+        assert instructor._is_misconception(hint), hint
+    # one hint for several wrong values enumerates a grid; each kept mistake shows its wrong value
+    parts = [("k", [{"value": 30, "hint": "30.7 is the break-even point; round it up"},
+                    {"lo": 1.0, "hi": 2.0, "hint": "on the grid"}, {"lo": 3.0, "hi": 4.0, "hint": "on the grid"}]),
+             ("p", [{"lo": 0.2662, "hi": 0.2716, "hint": "that is 1 - p"}, {"lo": 0.45, "hi": 1e300, "hint": "x"}])]
+    assert instructor._mistakes(parts) == [("k", "30", "30.7 is the break-even point; round it up"),
+                                           ("p", "0.2689", "that is 1 - p"), ("p", "at least 0.45", "x")]
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_misconceptions_are_mistakes_not_recipes(stem):
+    """Every generated item is a "Mistake: ..." line, and no part's own hint (the message for any other wrong
+    value, a recipe such as "use max_tpr(fpr, epsilon, delta)") is listed unless a mistake says the same."""
+    from tools.generated_block import between
+
+    block = between(_page(stem), *instructor.markers("misconceptions"))
+    items = [line for line in block.splitlines() if line.startswith("  - ")]
+    assert all(line.startswith("  - Mistake: ") for line in items), f"{stem}: an item is not a mistake"
+    chapter = instructor.read_chapter(stem)
+    for exercise in chapter.exercises:
+        spec = instructor.spec_for(chapter, exercise)
+        if spec is None:
+            continue
+        for part in spec.parts(spec.default):
+            if part.hint not in {m.hint for m in part.mistakes}:
+                assert f"— {instructor.plain_roles(part.hint, chapter)}\n" not in block + "\n", \
+                    f"{stem}: {exercise.label}'s part hint {part.hint!r} is listed as a misconception"
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_exercise_table_shows_the_books_numbering(stem):
+    """sphinx-exercise numbers a chapter's exercises "Exercise N.K" in chapter order (N: the chapter's number in
+    the numbered toc); the table shows that number next to the label."""
+    from tools.generated_block import between
+
+    block = between(_page(stem), *instructor.markers("exercises"))
+    rows = [line.split("|")[1:3] for line in block.splitlines() if re.match(r"\| \d+\.\d+ \|", line)]
+    number = STEMS.index(stem) + 1
+    labels = [exercise.label for exercise in instructor.read_chapter(stem).exercises]
+    assert [(n.strip(), label.strip()) for n, label in rows] == [(f"{number}.{k}", label)
+                                                                for k, label in enumerate(labels, start=1)]

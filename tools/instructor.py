@@ -8,11 +8,15 @@ page ``instructor/intro.md`` has one, the preface's dependency map):
   (MyST-NB ``glue``), formatted as the chapter's prose prints it (the first ``{glue:text}`key:fmt``` of the
   chapter), so a number a lecturer reads out is the number the students see;
 * ``overview``: the chapter's file, learning objectives and prerequisites line (from its opening admonition);
-* ``misconceptions``: the typical-mistake hints of the chapter's exercises, from the exercise specification
-  (``exercises/chNN.py``: ``Part.hint`` and ``Mistake.hint`` of ``Exercise.parts(default)``) where one exists for
-  the exercise, else from the chapter's check cell (the decoded ``check(answer, "dpx1:...")`` document, or the
-  messages of its ``assert ..., "hint"`` lines);
-* ``exercises``: a table of the chapter's exercises (type, estimated minutes, homework/lab/exam, grading), from
+* ``misconceptions``: the typical mistakes of the chapter's exercises, each as "Mistake: <the wrong value> for
+  *part* — hint", from the exercise specification (``exercises/chNN.py``: the ``Mistake`` objects of
+  ``Exercise.parts(default)``) where one exists for the exercise, else from the chapter's check cell (the mistakes
+  of the decoded ``check(answer, "dpx1:...")`` document, or the messages of its ``assert ..., "hint"`` lines).
+  Left out: a part's own hint (the message for any other wrong value: a recipe, not a misconception),
+  answer-format hints ("answer_ex2 must be one of ...", "give the share as a fraction") and hints tied to one
+  value of a list or grid ("at this k ...", "a smaller size already certifies ...", one hint for several values);
+* ``exercises``: a table of the chapter's exercises (the number the book displays, "Exercise 2.1", as
+  sphinx-exercise numbers them in chapter order; label, type, estimated minutes, homework/lab/exam, grading), from
   the specification where one exists, else from the chapter (see :func:`exercise_rows` for the rules).
 
 Usage: ``python -m tools.instructor --write`` rewrites the generated parts of every page; ``--check`` lists
@@ -228,13 +232,68 @@ def spec_for(chapter: Chapter, exercise: ChapterExercise):
     return None
 
 
+# Hints that are not misconceptions: how to write the answer down (its form, unit or rounding), and hints that
+# make sense only next to one wrong value of a list or grid ("at this k ...", "a smaller size already ...").
+FORMAT_HINT = re.compile(r"^(set answer_|answer_\w+ (must|has|is not|should)|answer with |give |use at least )"
+                         r"|, not (as |in )?(a )?(percent|percentage)\b|\bto (at least )?two decimals\b", re.I)
+VALUE_HINT = re.compile(r"^(close\b|this \w+ should |with [\d,]+ runs |integer orders only)|\bat this \w+\b"
+                        r"|\b(already|still) (wins|certifies|refutes|shows)\b", re.I)
+
+
 def _is_shape_hint(hint: str) -> bool:
-    return bool(re.match(r"(set answer_|answer_\w+ (must|has|is not))", hint))
+    """An answer-format hint (``answer_ex2 must be one of ...``, ``give the share as a fraction``)."""
+    return bool(FORMAT_HINT.search(hint))
 
 
-def check_cell_hints(source: str) -> list[tuple[str, str]]:
-    """(part, hint) for the typical mistakes a check cell names: the decoded ``check(answer, "dpx1:...")``
-    documents, else the constant messages of its ``assert`` lines (not the "set answer_..." / shape ones)."""
+def _is_misconception(hint: str) -> bool:
+    """A hint that states a mistake on its own: not an answer-format hint, not one tied to a single wrong value."""
+    return not _is_shape_hint(hint) and not VALUE_HINT.search(hint)
+
+
+def _number(x: float) -> str:
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
+
+
+def _wrong_value(mistake: dict) -> str:
+    """The wrong answer a mistake names, as a reader would write it: its value, or its interval when wide (a bound
+    of 1e8 or more in size stands for no bound: the specifications write "any value above x" that way)."""
+    lo, hi, value = mistake.get("lo"), mistake.get("hi"), mistake.get("value")
+    if lo is None and hi is None:
+        if value is None:
+            return ""
+        return _number(value) if isinstance(value, float) else str(value)
+    lo = -math.inf if lo is None or lo <= -1e8 else float(lo)
+    hi = math.inf if hi is None or hi >= 1e8 else float(hi)
+    if not math.isfinite(lo):
+        return f"at most {_number(hi)}" if math.isfinite(hi) else ""
+    if not math.isfinite(hi):
+        return f"at least {_number(lo)}"
+    middle = (lo + hi) / 2
+    if hi - lo <= 0.05 * abs(middle) or hi - lo < 1e-12:
+        return _number(middle)
+    if hi - lo <= 0.01:  # an absolute tolerance around a small value
+        return f"about {_number(middle if abs(middle) > (hi - lo) / 100 else 0.0)}"
+    return f"{_number(lo)} to {_number(hi)}"
+
+
+def _mistakes(parts: list[tuple[str, list[dict]]]) -> list[tuple[str, str, str]]:
+    """(part, wrong value, hint) of the typical mistakes worth teaching: each part's ``mistakes`` (never the part's
+    own hint, the message for any other wrong value, which is a recipe), without answer-format and value-dependent
+    hints, nor a hint that a part gives for several wrong values (an enumeration of a list or grid)."""
+    out = []
+    for label, mistakes in parts:
+        counts: dict[str, int] = {}
+        for mistake in mistakes:
+            counts[mistake["hint"]] = counts.get(mistake["hint"], 0) + 1
+        out += [(label, _wrong_value(m), m["hint"]) for m in mistakes
+                if counts[m["hint"]] == 1 and _is_misconception(m["hint"])]
+    return out
+
+
+def check_cell_hints(source: str) -> list[tuple[str, str, str]]:
+    """(part, wrong value, hint) for the typical mistakes a check cell names: the mistakes of the decoded
+    ``check(answer, "dpx1:...")`` documents, else the constant messages of its ``assert`` lines (without a value);
+    filtered as :func:`_mistakes` filters a specification's."""
     from dp_lib.selfcheck import decode
 
     hints = []
@@ -242,32 +301,35 @@ def check_cell_hints(source: str) -> list[tuple[str, str]]:
         if (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "check" and len(node.args) == 2
                 and isinstance(node.args[1], ast.Constant) and str(node.args[1].value).startswith("dpx1:")):
             doc = decode(node.args[1].value)
-            for part in doc["parts"]:
-                hints += [(part.get("label", ""), m["hint"]) for m in part.get("mistakes", [])]
-                hints.append((part.get("label", ""), part["hint"]))
-            hints += [("", c["hint"]) for c in doc.get("checks", [])]
+            hints += _mistakes([(part.get("label", ""), part.get("mistakes", [])) for part in doc["parts"]])
         elif isinstance(node, ast.Assert) and isinstance(node.msg, ast.Constant) and isinstance(node.msg.value, str):
-            hints.append(("", node.msg.value))
-    return [(part, hint) for part, hint in hints if not _is_shape_hint(hint)]
+            if _is_misconception(node.msg.value):
+                hints.append(("", "", node.msg.value))
+    return hints
 
 
-def exercise_hints(chapter: Chapter, exercise: ChapterExercise) -> tuple[str, list[tuple[str, str]]]:
-    """Where the hints come from ("spec" or "check cell") and the (part, hint) pairs, without repeats."""
+def exercise_hints(chapter: Chapter, exercise: ChapterExercise) -> tuple[str, list[tuple[str, str, str]]]:
+    """Where the mistakes come from ("spec" or "check cell") and their (part, wrong value, hint), without repeats."""
     spec = spec_for(chapter, exercise)
     if spec is not None:
-        source, hints = "spec", []
-        for part in spec.parts(spec.default):
-            hints += [(part.label, m.hint) for m in part.mistakes]
-            hints.append((part.label, part.hint))
+        source = "spec"
+        hints = _mistakes([(part.label, [m.doc() for m in part.mistakes]) for part in spec.parts(spec.default)])
     else:
         source = "check cell"
-        hints = [pair for check in exercise.checks for pair in check_cell_hints(check)]
+        hints = [triple for check in exercise.checks for triple in check_cell_hints(check)]
     seen, unique = set(), []
-    for part, hint in hints:
+    for part, value, hint in hints:
         if hint not in seen:
             seen.add(hint)
-            unique.append((part, hint))
+            unique.append((part, value, hint))
     return source, unique
+
+
+def _mistake_line(part: str, value: str, hint: str, chapter: Chapter) -> str:
+    """``Mistake: <value> for *part* — hint`` (the hint as the self-check shows it next to that answer)."""
+    what = f"{value} for *{part}*" if value and part else value or (f"*{part}*" if part else "")
+    hint = plain_roles(hint, chapter)
+    return f"  - Mistake: {what} — {hint}" if what else f"  - Mistake: {hint}"
 
 
 def misconceptions(chapter: Chapter) -> str:
@@ -277,7 +339,7 @@ def misconceptions(chapter: Chapter) -> str:
         if not hints:
             continue
         out.append(f"- **{exercise.label}** (from the {'exercise specification' if source == 'spec' else source}):")
-        out += [f"  - {plain_roles(hint, chapter)}" + (f" *({part})*" if part else "") for part, hint in hints]
+        out += [_mistake_line(part, value, hint, chapter) for part, value, hint in hints]
     return "\n".join(out) if out else "(The chapter's exercises name no typical mistakes yet.)"
 
 
@@ -337,10 +399,12 @@ def exercises_table(chapter: Chapter) -> str:
     rows = exercise_rows(chapter)
     if not rows:
         return "(The chapter has no exercises.)"
-    out = ["| exercise | title | type | min | use | grading |", "|---|---|---|---|---|---|"]
-    for r in rows:
+    number = chapters().index(chapter.stem) + 1  # the main book's toc is numbered; the preface is not
+    out = ["| exercise | label | title | type | min | use | grading |", "|---|---|---|---|---|---|---|"]
+    for position, r in enumerate(rows, start=1):
         grading = r["grading"] + (f", {r['points']} pts" if r["points"] else "")
-        out.append(f"| {r['label']} | {r['title']} | {r['type']} | {r['minutes']} | {r['use']} | {grading} |")
+        out.append(f"| {number}.{position} | {r['label']} | {r['title']} | {r['type']} | {r['minutes']} | {r['use']} "
+                   f"| {grading} |")
     spec = [r["label"] for r in rows if r["source"] == "spec"]
     chapter_only = [r["label"] for r in rows if r["source"] != "spec"]
     notes = []
@@ -348,7 +412,10 @@ def exercises_table(chapter: Chapter) -> str:
         notes.append(f"from the exercise specifications (`exercises/ch{chapter.number}.py`): {', '.join(spec)}")
     if chapter_only:
         notes.append(f"from the chapter (no specification yet): {', '.join(chapter_only)}")
-    return "\n".join(out) + "\n\nRows " + "; ".join(notes) + "."
+    return ("\n".join(out) + "\n\nRows " + "; ".join(notes) + f". *Exercise* is the number the book displays "
+            f"(Exercise {number}.1 is the chapter's first exercise, in the order of the chapter); *label* is its anchor "
+            f"in the chapter's page, `{chapter.stem}.html#{rows[0]['label']}`, and the name the specifications and the "
+            "grader use.")
 
 
 # --- writing and checking ----------------------------------------------------------------------------------------
