@@ -13,7 +13,7 @@ import functools
 import math
 
 from dp_lib import krr_variance, load_adult, oue_params, rr_variance, sue_params, unary_variance
-from exercises._core import ExamQuestion, Exercise, Mistake, Part, RubricItem
+from exercises._core import Condition, ExamQuestion, Exercise, Mistake, Part, RubricItem
 
 SETUP = """import math
 
@@ -66,7 +66,7 @@ class TruthProbability(Exercise):
 
     def statement(self, p):
         return (f"A survey designer wants binary randomized response with $\\varepsilon = {p['epsilon']:g}$. Which "
-                "truth probability $p$ gives it? Set `answer_ex1` to it. What is the standard deviation of the "
+                "truth probability $p$ gives it? Set `answer_ex1` to it (two decimals suffice). What is the standard deviation of the "
                 "estimated Sales count on the Adult data (`truth`, `n`)? Confirm it with 500 simulated surveys.")
 
     def setup_code(self, p):
@@ -84,9 +84,10 @@ class TruthProbability(Exercise):
         if abs(right - 0.75) > 3e-3:
             mistakes.append(Mistake.near(0.75, "p = 3/4 is the two fair coins, ε = ln 3 ≈ 1.10; here "
                                          f"ε = {p['epsilon']:g}", rtol=0.0, atol=1e-3))
-        mistakes += [Mistake(close, right - 0.04, right - 2e-3 - _TINY),
-                     Mistake(close, right + 2e-3 + _TINY, right + 0.04)]
-        return [Part.near("p", right, f"solve ln(p / (1 - p)) = {p['epsilon']:g} for p", rtol=0.0, atol=2e-3,
+        # ±0.005 accepts p rounded to two decimals (0.62 for 0.6225, 0.82 for 0.8176); no mistake lies within it
+        mistakes += [Mistake(close, right - 0.04, right - 5e-3 - _TINY),
+                     Mistake(close, right + 5e-3 + _TINY, right + 0.04)]
+        return [Part.near("p", right, f"solve ln(p / (1 - p)) = {p['epsilon']:g} for p", rtol=0.0, atol=5e-3,
                           mistakes=mistakes)]
 
     def exam(self):
@@ -136,6 +137,9 @@ class KrrVersusOue(Exercise):
                            mistakes=[Mistake(f"k = {right + 1} is already past the threshold 3e^ε + 2 = "
                                              f"{threshold:.2f}", value=right + 1)])]
 
+    def conditions(self, p):
+        return [Condition(0, "", "give k as a whole number (an int, not a string)", lo=-1e12, hi=1e12)]
+
     def exam(self):
         return [ExamQuestion("ch09-krr-oue", "At $\\varepsilon = 2$, what is the largest domain size $k$ for which "
                              "k-RR has a smaller count-free variance than OUE?", "numeric",
@@ -168,12 +172,18 @@ class LocalVersusCentralN(Exercise):
     def parts(self, p):
         t = p["target"]
         n_local, n_central = self.solve(p)
-        return [Part.near("n_local", n_local, f"the share's variance is 3/(4n): solve sqrt(3/(4n)) <= {t:g}",
-                          rtol=0.01, mistakes=[Mistake.near(0.75 / t, f"the standard deviation is at most {t:g}, so "
+        # strict lower ends: n = 749,000 gives an sd above the target (3/(4t²) is a whole number at every drawn t,
+        # so n_local − 0.5 only admits float noise; √2/(ε t) is not, and n_central − 1 is too small)
+        exact_central = math.sqrt(2) / (math.log(3) * t)
+        return [Part.between("n_local", n_local - 0.5, 1.01 * n_local, f"the share's variance is 3/(4n): the "
+                             f"smallest whole n with sqrt(3/(4n)) <= {t:g}", mistakes=[Mistake.near(0.75 / t, f"the standard deviation is at most {t:g}, so "
                                                             f"its SQUARE is at most {t * t:g}", rtol=0.01)]),
-                Part.near("n_central", n_central, "centrally the share's std is sqrt(2) / (ε n)", rtol=0.01,
-                          mistakes=[Mistake.near(1 / (math.log(3) * t), "the std of Lap(b) is sqrt(2) b, not b",
-                                                 rtol=0.01)])]
+                Part.between("n_central", exact_central * (1 + 1e-9), 1.01 * n_central, "centrally the share's std is "
+                             "sqrt(2) / (ε n): the smallest whole n with it at most the target",
+                             mistakes=[Mistake.near(1 / (math.log(3) * t), "the std of Lap(b) is sqrt(2) b, not b",
+                                                    rtol=0.01),
+                                       Mistake("round n up: a smaller whole n leaves the sd above the target",
+                                               n_central - 1.5, exact_central * (1 + 1e-9) - _TINY)])]
 
     def exam(self):
         n_local, n_central = self.solve({"target": 0.002})
@@ -196,13 +206,14 @@ class UnknownCategory(Exercise):
     default = {"epsilon": math.log(9)}
     shape, shape_hint = 2, "answer_ex4 must be a pair (k-RR variance / n at k = 15, OUE variance / n)"
     missing = "answer_ex4 must be a pair (k-RR variance / n at k = 15, OUE variance / n)"
-    prompt = ("How do the count-free variances of k-RR and OUE change? Is k-RR still the better choice? What does "
-              "the OUE survey estimate for \"unknown\"?")
+    prompt = ("How do the count-free variances of k-RR and OUE change? Is k-RR the better choice, with k = 14 and "
+              "with k = 15? What does the OUE survey estimate for \"unknown\"?")
     rubric = (
         RubricItem("variances", 1.0, "OUE's variance per respondent does not depend on k (only n grows); k-RR's grows "
                    "by 1/(e^ε − 1)² with the one more wrong value", "one of the two", "neither"),
-        RubricItem("choice", 1.0, "compares k = 15 with 3e^ε + 2: k-RR stays better iff 15 < 3e^ε + 2 (at ε = ln 9: "
-                   "yes, 15 < 29)", "the right choice without the threshold", "the wrong protocol"),
+        RubricItem("choice", 1.0, "k-RR is better iff k < 3e^ε + 2, compared for k = 14 and k = 15; by the drawn "
+                   "ε: ln 3 (3e^ε + 2 = 11): OUE for both; ln 5 (17), ln 9 (29), ln 19 (59): k-RR for both",
+                   "the right choice without the threshold", "the wrong protocol"),
         RubricItem("survey and design", 1.0, "the OUE estimate for \"unknown\" is unbiased but noisy (sd from "
                    "n q(1−q)/(p−q)² + c(1−p−q)/(p−q)); and whether a person has an occupation on file is now a "
                    "reported value, covered by the same ε", "the estimate without judging it against its sd",
@@ -217,12 +228,13 @@ class UnknownCategory(Exercise):
         return (f"Instead of dropping the {f['no_occupation']:,} people without an occupation, give them a 15th "
                 f"domain value `\"unknown\"` and survey all {f['n']:,} people at "
                 f"$\\varepsilon = {_eps_text(p['epsilon'])}$ (`epsilon`). How do the count-free variances of k-RR and "
-                "OUE change? Is k-RR still the better choice? Set `answer_ex4` to the pair of count-free variances "
-                "per respondent (k-RR with $k = 15$, OUE). Run one OUE survey from the counts and look at the "
-                "estimate for `\"unknown\"`.")
+                "OUE change? Is k-RR the better choice, with $k = 14$ and with $k = 15$? Set `answer_ex4` to the pair of "
+                "count-free variances per respondent (k-RR with $k = 15$, OUE). Run one OUE survey from the true "
+                "counts of the 15 values (`counts15`, set up for you) and look at the estimate for `\"unknown\"`.")
 
     def setup_code(self, p):
-        return (f"domain = list(OCCUPATIONS)\nepsilon = math.log({round(math.exp(p['epsilon']))})\n" + _TRUTH)
+        return (f"domain = list(OCCUPATIONS)\nepsilon = math.log({round(math.exp(p['epsilon']))})\n" + _TRUTH
+                + 'counts15 = adult["Occupation"].fillna("unknown").value_counts().reindex(domain + ["unknown"])\n')
 
     def solve(self, p):
         eps = p["epsilon"]
