@@ -37,6 +37,15 @@ X_pool, y_pool = data.X_train[pool_rows], data.y_train[pool_rows]
 BIG = 1e12
 
 
+def _tex(x: float) -> str:
+    """x as TeX: 1e-05 -> 10^{-5}, 0.001 -> 10^{-3}, 2e-05 -> 2 \\cdot 10^{-5}, other numbers as :g."""
+    m, ex = f"{x:e}".split("e")
+    m, ex = float(m), int(ex)
+    if ex > -3:
+        return f"{x:g}"
+    return f"10^{{{ex}}}" if m == 1 else f"{m:g} \\cdot 10^{{{ex}}}"
+
+
 class AttackCeiling(Exercise):
     chapter, key, label, title = "12", "ex1", "attacking-ex1", "The ceiling on a membership attack's TPR"
     randomness = "none"
@@ -49,26 +58,39 @@ class AttackCeiling(Exercise):
                 "fpr": float(rng.choice([0.001, 0.01, 0.05]))}
 
     def statement(self, p):
-        return (f"A model is trained with $(\\varepsilon, \\delta) = ({p['epsilon']:g}, {p['delta']:g})$-DP. What is "
-                f"the largest TPR any membership attack can have at FPR {100 * p['fpr']:g} %? Set `answer_ex1` to it.")
+        return (f"A model is trained with $(\\varepsilon, \\delta) = ({p['epsilon']:g}, {_tex(p['delta'])})$-DP. "
+                f"What is the largest TPR any membership attack can have at FPR {100 * p['fpr']:g} %? Set `answer_ex1` "
+                "to it, five decimals or more (δ counts).")
 
     def solve(self, p):
         return float(max_tpr(p["fpr"], p["epsilon"], p["delta"]))
 
     def parts(self, p):
         right = self.solve(p)
-        mistakes = [(math.exp(p["epsilon"]) * p["fpr"], "add delta: TPR <= e^eps * FPR + delta"),
-                    (p["epsilon"] * p["fpr"] + p["delta"], "the ceiling grows with e^eps, not with eps")]
-        # A named value is a mistake only where it is not (within the tolerance) the right value itself.
-        return [Part.near("TPR", right, "use max_tpr(fpr, epsilon, delta)", atol=5e-4,
-                          mistakes=[Mistake.near(v, h, rtol=0, atol=5e-4) for v, h in mistakes
-                                    if abs(v - right) > 1e-3])]
+        e, d, a = p["epsilon"], p["delta"], p["fpr"]
+        # The window is a quarter of δ wide on each side, so that leaving δ out is never right (five decimals are
+        # asked; their rounding is at most 5e-6 < δ/4 for every drawn δ).
+        tol = d / 4
+        first = math.exp(e) * a + d
+        capped = first > right + 2 * tol
+        cap = ("TPR is also capped by 1 and by the second bound 1 - e^(-eps) * (1 - delta - FPR): take the minimum "
+               "(max_tpr)")
+        mistakes = [(math.exp(e) * a, cap if capped else "add delta: TPR <= e^eps * FPR + delta"),
+                    (first, cap),
+                    (e * a + d, "the ceiling grows with e^eps, not with eps")]
+        # A named value is a mistake only where it is clearly not the right value itself (nor an earlier mistake).
+        kept = []
+        for v, h in mistakes:
+            if all(abs(v - w) > 2 * tol for w in [right, *(w for w, _ in kept)]):
+                kept.append((v, h))
+        return [Part.near("TPR", right, "use max_tpr(fpr, epsilon, delta)", rtol=0, atol=tol,
+                          mistakes=[Mistake.near(v, h, rtol=0, atol=tol) for v, h in kept])]
 
     def exam(self):
         right = float(max_tpr(0.05, 1.0, 1e-4))
         return [ExamQuestion("ch12-ceiling", "A model is $(1, 10^{-4})$-DP. What is the largest TPR any membership "
-                             "attack can reach at FPR 5 %? Give four decimals.", "numeric",
-                             answer=round(right, 4), tolerance=5e-4),
+                             "attack can reach at FPR 5 %? Give five decimals.", "numeric",
+                             answer=round(right, 5), tolerance=5e-5),
                 ExamQuestion("ch12-ceiling-choice", "A model is $(1, 10^{-4})$-DP. Which is the largest TPR any "
                              "membership attack can reach at FPR 5 %?", "choice", answer=f"{right:.4f}",
                              distractors=(f"{math.e * 0.05:.4f}", f"{0.05 + 1e-4:.4f}"),
@@ -193,7 +215,8 @@ class CanaryRuns(Exercise):
                 "per world give the counts `round(p0 * N)` and `round(p1 * N)`. The auditor certifies "
                 "$\\ln(\\mathrm{CP}_{\\text{low}}(k_1) - \\delta) - \\ln \\mathrm{CP}_{\\text{up}}(k_0)$ with "
                 "δ = 10⁻⁵ and 95 % confidence, each of its four one-sided Clopper–Pearson bounds at α/4 "
-                "(`clopper_pearson` of Chapter 5). Which is the smallest $N$ in 1,000, 2,000, 5,000, 10,000, 20,000, "
+                "(`clopper_pearson` of Chapter 5; the audit bounds both directions, here only these two matter). "
+                "Which is the smallest $N$ in 1,000, 2,000, 5,000, 10,000, 20,000, "
                 f"50,000, 100,000 that certifies ε ≥ {p['target']:g}? Set `answer_ex4` to it.")
 
     def solve(self, p):
