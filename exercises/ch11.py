@@ -189,7 +189,7 @@ class SmallData(Exercise):
                 "compare with the full training set, scoring both on the full test set (`score(theta)`). Set "
                 "`answer_ex3` to the pair ($n$ of the small training set, the mean absolute error "
                 f"$\\mathbb{{E}}|\\tilde n - n|$ of its noisy count at $\\varepsilon = {p['epsilon']:g}$ in % of that "
-                "$n$; the expected value, from the Laplace scale, not an average over your runs). Explain the "
+                "$n$, to two decimals; the expected value, from the Laplace scale, not an average over your runs). Explain the "
                 "difference with the right panel of the slider figure.")
 
     def setup_code(self, p):
