@@ -117,7 +117,7 @@ class ProportionHalfWidth(Exercise):
 
     def statement(self, p):
         return (f"A proportion was released with `private_proportion` at $\\varepsilon = {p['epsilon']:g}$: "
-                f"$\\hat p = {p['proportion']:g}$ from a noisy count of {p['count']:g}. Compute the half-width of the "
+                f"$\\hat p = {p['proportion']:g}$ from a noisy total $\\tilde n = \\tilde c_1 + \\tilde c_0 = {p['count']:g}$. Compute the half-width of the "
                 "noise-aware 95 % interval (`noise_aware_interval`) and set `answer_ex2`. How much wider than the "
                 "naive one (`naive_interval`) is it (as a ratio of half-widths)?")
 
@@ -134,12 +134,14 @@ class ProportionHalfWidth(Exercise):
         return [Part.near("half-width", self.solve(p), "half-width = z·√(p(1-p)/n + 2b²((1-p)² + p²)/n²) with "
                           f"b = 1/ε = {b:g} and z ≈ 1.96", rtol=0.0, atol=0.001,
                           mistakes=[Mistake.near(float(high - low) / 2, "that is the naive half-width: add the noise "
-                                                 "variance", rtol=0.0, atol=0.002)])]
+                                                 "variance", rtol=0.0, atol=0.002),
+                                    Mistake.near(2 * self.solve(p), "that is the full width high − low; the "
+                                                 "half-width is half of it", rtol=0.0, atol=0.002)])]
 
     def exam(self):
         p = {"epsilon": 0.2, "proportion": 0.3, "count": 400.0}
-        return [ExamQuestion("ch08-halfwidth", "A proportion $\\hat p = 0.3$ was released from a noisy count of "
-                             "400 at $\\varepsilon = 0.2$ (the count's noise is $\\mathrm{Lap}(1/\\varepsilon)$). "
+        return [ExamQuestion("ch08-halfwidth", "A proportion $\\hat p = 0.3$ was released from a noisy total "
+                             "$\\tilde n = 400$ at $\\varepsilon = 0.2$ (the count's noise is $\\mathrm{Lap}(1/\\varepsilon)$). "
                              "The noise-aware 95 % half-width is $1.96\\sqrt{\\hat p(1-\\hat p)/\\tilde n + "
                              "2b^2((1-\\hat p)^2 + \\hat p^2)/\\tilde n^2}$. Compute it (three decimals).", "numeric",
                              answer=round(self.solve(p), 3), tolerance=0.001)]
@@ -204,12 +206,16 @@ def _reference_sizes(n: int, epsilon: float, trials: int = 20_000) -> tuple[floa
     return r["private"], r["classical"]
 
 
-def _binomial_interval(rate: float, trials: int = 500, n_ref: int = 20_000) -> tuple[float, float]:
-    """Rates a student's ``trials``-trial measurement can honestly show: the binomial 1e-7 and 1 − 1e-7 quantiles
-    (more than 5 standard errors) at the reference rate ± 3 of its own standard errors."""
+def _binomial_interval(rate: float, trials: int = 2_000, n_ref: int = 20_000) -> tuple[float, float]:
+    """Rates a student's ``trials``-trial measurement can honestly show: the binomial 1e-5 and 1 − 1e-5 quantiles
+    (more than 4 standard errors) at the reference rate ± 3 of its own standard errors.
+
+    At 2,000 trials every classical interval excludes 5 % and the classical size at the other n with the same ε
+    (and at the other ε with the same n), so "check n and ε" is the right hint; 500 trials could not tell them apart.
+    """
     se_ref = math.sqrt(rate * (1 - rate) / n_ref)
-    lo = stats.binom.ppf(1e-7, trials, max(rate - 3 * se_ref, 1e-4)) / trials
-    hi = stats.binom.isf(1e-7, trials, min(rate + 3 * se_ref, 1 - 1e-4)) / trials
+    lo = stats.binom.ppf(1e-5, trials, max(rate - 3 * se_ref, 1e-4)) / trials
+    hi = stats.binom.isf(1e-5, trials, min(rate + 3 * se_ref, 1 - 1e-4)) / trials
     return float(lo), float(hi)
 
 
@@ -236,7 +242,7 @@ class TestSize(Exercise):
 
     def statement(self, p):
         return (f"Measure the size of both tests at $n = {p['n']}$ and $\\varepsilon = {p['epsilon']:g}$ under "
-                "`null_cells` with `rejection_rate` (at least 500 trials) and set `answer_ex4` to its result. Which "
+                "`null_cells` with `rejection_rate` (at least 2,000 trials) and set `answer_ex4` to its result. Which "
                 "test would you publish?")
 
     def setup_code(self, p):
@@ -247,12 +253,12 @@ class TestSize(Exercise):
         return {"private": private, "classical": classical, "trials": 20_000}
 
     def parts(self, p):
-        # The rates depend on the student's rng: intervals from the binomial law of a 500-trial measurement
+        # The rates depend on the student's rng: intervals from the binomial law of a 2,000-trial measurement
         # (more trials only narrow it), see _binomial_interval.
         private, classical = _SIZES[(p["n"], p["epsilon"])]
         p_lo, p_hi = _binomial_interval(private)
         c_lo, c_hi = _binomial_interval(classical)
-        return [Part.between("trials", 500, 1e5, "use at least 500 trials, or the measured size is too rough",
+        return [Part.between("trials", 2_000, 1e5, "use at least 2,000 trials, or the measured size is too rough",
                              path=".trials"),
                 Part.between("private", p_lo, p_hi, "the private test should reject about 5 % of the time: did you "
                              "pass null_cells?", path=".private"),
