@@ -72,7 +72,8 @@ class QueryNoiseScale(Exercise):
             "1 : (2c)^{2/3}$. Which Laplace scale has the query noise $Z_i$?", "choice", answer=f"{right:.2f}",
             distractors=(f"{1 / eps2:.2f}", f"{3 / eps2:.2f}", f"{12.0:.2f}"),
             feedback=("Δ/ε₂ without the factor 2c: Lee and Clifton's bug",
-                      "cΔ/ε₂ is the monotone calibration; these queries are not monotone",
+                      "cΔ/ε₂ forgets the 2 (the monotone calibration would also change the split to "
+                      "1 : c^(2/3)); these queries are not monotone",
                       "2cΔ/(ε/2) uses the even split, not the recommended one"))]
 
 
@@ -181,7 +182,7 @@ class LeeCliftonLoss(Exercise):
         return ("Lee and Clifton's variant is $(1 + 6c)/4 \\cdot \\varepsilon$-DP. With `svt_pattern_probability`, "
                 "compute the exact privacy loss $\\ln(\\Pr[x \\to S] / \\Pr[x' \\to S])$ of the transcript $S$ = "
                 "\"$m$ ⊥ then two ⊤\" on $q(x) = (0^m, 1, 1)$ and $q(x') = (1^m, 0, 0)$, at "
-                f"$\\varepsilon = {e:g}$ and $c = 2$, for $m = {ms}$ (threshold scale ${_frac(4, e)}$, query scale "
+                f"$\\varepsilon = {e:g}$, $c = 2$ and threshold $T = 0$, for $m = {ms}$ (threshold scale ${_frac(4, e)}$, query scale "
                 f"${_frac(4, 3 * e)}$). How close does it get to the true bound {(1 + 6 * 2) / 4 * e:.2f}, and why do "
                 f"the ⊥ answers help the attacker? Set `answer_ex3` to the loss at $m = {m}$ (three decimals).")
 
@@ -250,22 +251,26 @@ def _dwork_roth_sparse(values, t, eps, c, rng):
 @functools.lru_cache(maxsize=32)
 def _sparse_reference(threshold: float, epsilon: float) -> dict:
     """Means and standard deviations of the truly-above counts reported by Sparse and Algorithm 1 (c = 3),
-    from a long seeded simulation: 4,000 Sparse runs and 20,000 Algorithm 1 runs."""
+    from a long seeded simulation: 4,000 Sparse runs and 100,000 Algorithm 1 runs."""
     from dp_lib.plotting import country_counts
 
     _, counts = country_counts()
     rng = make_rng(6_4)
     above = counts > threshold
     sparse = np.array([above[_dwork_roth_sparse(counts, threshold, epsilon, 3, rng)].sum() for _ in range(4000)])
-    alg1 = (sparse_vector(counts, threshold, epsilon, 3, rng=rng, monotone=True, size=20_000) & above).sum(axis=1)
+    alg1 = (sparse_vector(counts, threshold, epsilon, 3, rng=rng, monotone=True, size=100_000) & above).sum(axis=1)
     return {"sparse": (float(sparse.mean()), float(sparse.std()), 4000),
-            "alg1": (float(alg1.mean()), float(alg1.std()), 20_000)}
+            "alg1": (float(alg1.mean()), float(alg1.std()), 100_000)}
 
 
-def _mc_interval(mean: float, std: float, n_ref: int, runs: int = 500) -> tuple[float, float]:
-    """Right values of a mean over ``runs`` runs: 6 standard errors of the student's mean, plus 4 standard errors
-    of the reference simulation, rounded outwards to 3 decimals (any honest seed passes)."""
-    width = 6 * std / np.sqrt(runs) + 4 * std / np.sqrt(n_ref)
+def _mc_interval(mean: float, std: float, n_ref: int, runs: int = 5_000) -> tuple[float, float]:
+    """Right values of a mean over ``runs`` runs: 4.5 standard errors of the student's mean, plus 4 standard errors
+    of the reference simulation, rounded outwards to 3 decimals (an honest seed fails with probability < 1e-5).
+
+    5,000 runs (not 500) because sparse_vector without monotone=True (the named mistake) reports only 2.7 to 8.1
+    standard errors of a 500-run mean fewer countries; at 5,000 runs such a mean reaches the interval with
+    probability < 1e-5 at every drawn (T, ε) (checked by simulation)."""
+    width = 4.5 * std / np.sqrt(runs) + 4 * std / np.sqrt(n_ref)
     return float(np.floor((mean - width) * 1000) / 1000), float(np.ceil((mean + width) * 1000) / 1000)
 
 
@@ -296,8 +301,8 @@ class SparseVersusAlg1(Exercise):
                 "at $\\varepsilon/c$. Using `above_threshold(..., monotone=True)` for each round, simulate Sparse on "
                 "the country counts (`names, counts = country_counts()`) with $c = 3$, "
                 f"$\\varepsilon = {p['epsilon']:g}$, $T = {p['threshold']:g}$, and compare the mean number of "
-                "truly-above countries it reports with `sparse_vector(..., monotone=True)` (default split) over 500 "
-                "runs; the counts are monotone, so both use the halved query noise. Set `answer_ex4` to a dictionary "
+                "truly-above countries it reports with `sparse_vector(..., monotone=True)` (default split) over 5,000 "
+                "runs each; the counts are monotone, so both use the halved query noise. Set `answer_ex4` to a dictionary "
                 "`{\"sparse\": ..., \"alg1\": ...}` of the two means. Which is more accurate, and why?")
 
     def setup_code(self, p):
@@ -308,8 +313,8 @@ class SparseVersusAlg1(Exercise):
         return {"sparse": ref["sparse"][0], "alg1": ref["alg1"][0]}
 
     def parts(self, p):
-        # The answer depends on the student's rng: 500 runs of each, so the right interval is the reference mean
-        # ± 6 standard errors of a 500-run mean (plus the reference's own error); see _mc_interval.
+        # The answer depends on the student's rng: 5,000 runs of each, so the right interval is the reference mean
+        # ± 4.5 standard errors of a 5,000-run mean (plus the reference's own error); see _mc_interval.
         ref = _sparse_reference(p["threshold"], p["epsilon"])
         s_lo, s_hi = _mc_interval(*ref["sparse"])
         a_lo, a_hi = _mc_interval(*ref["alg1"])
@@ -321,7 +326,7 @@ class SparseVersusAlg1(Exercise):
                                                "rounds at ε/c, not at ε", s_hi + 1e-9, 3.0)]),
                 Part.between("alg1", a_lo, a_hi,
                              f"sparse_vector(counts, {p['threshold']:g}, {p['epsilon']:g}, 3, monotone=True, "
-                             f"size=500) reports about {ref['alg1'][0]:.1f} truly-above countries on average "
+                             f"size=5000) reports about {ref['alg1'][0]:.1f} truly-above countries on average "
                              "(without monotone=True the query noise doubles)", path=".alg1")]
 
     def conditions(self, p):
