@@ -77,6 +77,7 @@ def test_catalogs_hold_alt_texts_and_slider_text():
     ("A share of {glue:text}`ch09_share:.2f`.", "比例为 {glue:text}`ch09_share:.1%`。", "roles differ"),  # format
     ("ε = {epsilon} here", "此处 ε = {eps}", "placeholders differ"),
     ("the noise is large", "the noise is large", "no Chinese"),
+    ("Get {download}`the zip <a.zip>`.", "下载{download}`压缩包 <b.zip>`。", "roles differ"),  # a download's target
 ])
 def test_the_check_catches_damage(msgid, msgstr, problem):
     assert any(p.startswith(problem) for p in message_problems(msgid, msgstr, fuzzy=False))
@@ -89,6 +90,12 @@ def test_the_check_passes_a_good_translation_and_flags_fuzzy():
               "比例为 {glue:text}`ch09_share:.2f`。")
     assert message_problems(msgid, msgstr, fuzzy=False) == []
     assert message_problems(msgid, msgstr, fuzzy=True) == ["fuzzy"]
+
+
+def test_a_download_role_keeps_its_target_and_translates_its_text():
+    """``{download}`text <path>``` is like ``{ref}``: the text is prose (学生版（zip）), the path must survive."""
+    msgid = "Download {download}`the student edition (zip) <../_build/downloads/x.zip>`, then unzip it."
+    assert message_problems(msgid, "下载{download}`学生版（zip） <../_build/downloads/x.zip>`，然后解压。", fuzzy=False) == []
 
 
 def test_a_role_shown_inside_a_code_span_is_code_not_a_role():
@@ -213,6 +220,57 @@ DAMAGE = [
      "about 29 releases on and is about four times smaller at 1,000.", "k 次各为 ε = 0.1 的发布的总 ε：从约 29 次发布起，"
      "高级组合低于直接相加，到 1,000 次时约为直接相加的四分之一。", "k 次各为 ε = 0.1 的发布的总 ε：从约 29 次发布起，"
      "高级组合低于直接相加，到 1,000 次时约小四倍。", "banned: '小四倍'"),
+    # issue 39, native reviews: gaps the first version of the check left open
+    # -DP after math: visible_text() blanks the math, so the banned rule must see the text with the math kept
+    ("10_accounting", "For $k$ steps that are each $\\varepsilon$-DP, the worst case is randomized response.",
+     "对 $k$ 个各自满足 $\\varepsilon$-差分隐私的步骤，最坏情形是随机响应。",
+     "对 $k$ 个各自满足 $\\varepsilon$-DP 的步骤，最坏情形是随机响应。", "banned: '$-DP'"),
+    ("10_accounting", "$M$ is $(\\varepsilon, \\delta)$-DP for the ordered pair $(D, D')$ if and only if",
+     "对有序对 $(D, D')$，$M$ 满足 $(\\varepsilon, \\delta)$-差分隐私当且仅当",
+     "对有序对 $(D, D')$，$M$ 满足 $(\\varepsilon, \\delta)$-DP 当且仅当", "banned: '$-DP'"),
+    # 带噪声的X for any released value, not only 带噪声的计数
+    ("08_private_statistics", "Plugging the noisy table into the classical χ² test ignores the noise.",
+     "把带噪表直接代入经典 χ² 检验会忽略噪声。", "把带噪声的表直接代入经典 χ² 检验会忽略噪声。", "banned: '带噪声'"),
+    ("11_private_learning", "explain why the average gradient is a noisy sum divided by a noisy (or public) count;",
+     "解释为什么平均梯度是带噪总和除以带噪（或公开的）计数；", "解释为什么平均梯度是带噪总和除以带噪声（或公开）的计数；",
+     "banned: '带噪声'"),
+    # "N times smaller/larger" with a glued number or math in between, and 大了…倍
+    ("11_private_learning", "$\\delta = 10^{-5}$ is only {glue:text}`ch08_delta_margin:.1f` times below $1/n$.",
+     "$\\delta = 10^{-5}$ 只是 $1/n$ 的 1/{glue:text}`ch08_delta_margin:.1f`。",
+     "$\\delta = 10^{-5}$ 只比 $1/n$ 小 {glue:text}`ch08_delta_margin:.1f` 倍。", "banned: '小 # 倍'"),
+    ("04_exponential_mechanism", "Permute-and-flip reaches 99% at a smaller ε, by a factor of "
+     "{glue:text}`ch04_ex4_factor:.2f`.", "置换翻转在更小的 ε 下就达到 99%，指数机制所需的 ε 是它的 "
+     "{glue:text}`ch04_ex4_factor:.2f` 倍。", "置换翻转在更小的 ε 下就达到 99%，小了 {glue:text}`ch04_ex4_factor:.2f` 倍。",
+     "banned: '小了 # 倍'"),
+    ("07_local_sensitivity", "the true ε is $K/\\lceil n/m\\rceil$ times the claimed one.",
+     "真实的 ε 是声称值的 $K/\\lceil n/m\\rceil$ 倍。", "真实的 ε 比声称的大 $K/\\lceil n/m\\rceil$ 倍。", "banned: '大 $K/"),
+    ("15_user_level", "At $\\varepsilon = 0.1$ the noise is ten times larger.", "在 $\\varepsilon = 0.1$ 时，噪声是原来的十倍。",
+     "在 $\\varepsilon = 0.1$ 时，噪声大了十倍。", "banned: '大了十倍'"),
+    ("02_laplace", "so the error grows tenfold each time ε shrinks tenfold.",
+     "因此 ε 每缩小为原来的十分之一，误差就增大到原来的十倍。", "因此 ε 每缩小为原来的十分之一，误差就增大十倍。",
+     "banned: '增大十倍'"),
+    # "is DP": 满足…差分隐私, not 是…差分隐私的 / 不是…差分隐私的, with ε, a number or math in between
+    ("14_exact_noise", "A mechanism with these probabilities is not ε-DP for any ε, and not even $(\\varepsilon, "
+     "\\delta)$-DP for any δ below that probability.", "这样的机制对任何 ε 都不满足 ε-差分隐私；对任何小于该概率的 δ，"
+     "甚至也不满足 $(\\varepsilon, \\delta)$-差分隐私。", "这样的机制对任何 ε 都不是 ε-差分隐私的；对任何小于该概率的 δ，"
+     "甚至也不满足 $(\\varepsilon, \\delta)$-差分隐私。", "banned: '是 ε-差分隐私的'"),
+    ("14_exact_noise", "A mechanism with these probabilities is not ε-DP for any ε, and not even $(\\varepsilon, "
+     "\\delta)$-DP for any δ below that probability.", "这样的机制对任何 ε 都不满足 ε-差分隐私；对任何小于该概率的 δ，"
+     "甚至也不满足 $(\\varepsilon, \\delta)$-差分隐私。", "这样的机制对任何 ε 都不满足 ε-差分隐私；对任何小于该概率的 δ，"
+     "甚至也不是 $(\\varepsilon, \\delta)$-差分隐私的。", "banned: '是 $(\\\\varepsilon"),
+    ("05_auditing", "A count released with noise Lap(0.8) is really 1.25-DP, only 0.25 above the claim.",
+     "以 Lap(0.8) 的噪声发布的计数实际上只满足 1.25-差分隐私，只比声明高 0.25。",
+     "以 Lap(0.8) 的噪声发布的计数实际上是 1.25-差分隐私，只比声明高 0.25。", "banned: '是 1.25-差分隐私'"),
+    ("09_local_dp", "Unary encoding with $0 < q < p < 1$ is $\\varepsilon$-LDP.", "满足 $0 < q < p < 1$ 的一元编码满足 "
+     "$\\varepsilon$-LDP。", "满足 $0 < q < p < 1$ 的一元编码是 $\\varepsilon$-LDP 的。", "banned: '是 $\\\\varepsilon$-LDP 的'"),
+    # a glued number then " %": the space is as wrong as after a typed one
+    ("14_exact_noise", "Snapping costs {glue:text}`ch09_snap_extra_min:.1f` % more than Laplace.",
+     "吸附机制的误差比拉普拉斯机制大 {glue:text}`ch09_snap_extra_min:.1f`%。",
+     "吸附机制的误差比拉普拉斯机制大 {glue:text}`ch09_snap_extra_min:.1f` %。", "banned: '# %'"),
+    # emphasis in the English or the Chinese does not hide a term (**noisy** gradient descent, *局部*敏感度)
+    ("11_private_learning", "**noisy** gradient descent (vermillion).", "**加噪**梯度下降（朱红色）。",
+     "**噪声**梯度下降（朱红色）。", "term: '噪声梯度下降'"),
+    ("11_private_learning", "that is a *local* sensitivity", "那是一种*局部*敏感度", "那是一种*本地*敏感度", "term: '本地敏感度'"),
     # bold: a space between Chinese text and Chinese bold only where CommonMark's flanking rule needs one
     ("11_private_learning", "As in every chapter, the setup cell imports `dp_lib`, creates **one** seeded generator",
      "和每一章一样，设置单元格导入 `dp_lib`，创建**一个**带种子的生成器", "和每一章一样，设置单元格导入 `dp_lib`，创建 **一个**带种子的生成器",
@@ -286,6 +344,13 @@ def test_the_bold_rule_agrees_with_the_parser(msgstr):
             assert "<strong>" in md.render(msgstr.replace(span + " ", span, 1))
 
 
+def test_f_dp_and_gdp_keep_their_names():
+    """Only a DP parameter (ε, δ, a number, math) before -DP is flagged: $f$-DP and $G_\\mu$-DP are names."""
+    msgid = "$M$ is **$f$-DP** if it is; if it is $G_\\mu$-DP, it is $\\mu$-GDP."
+    assert message_problems(msgid, "若如此，则 $M$ 满足 **$f$-DP**；若它满足 $G_\\mu$-DP，则它满足 $\\mu$-GDP。",
+                            fuzzy=False) == []
+
+
 def test_first_use_notes():
     rules = zh_edition.terminology()
     ldp = [("Local differential privacy", "本地差分隐私"),
@@ -299,6 +364,11 @@ def test_first_use_notes():
     assert zh_edition.first_use_problems("10_accounting", renyi, rules)
     assert not zh_edition.first_use_problems(
         "10_accounting", [(renyi[0][0], renyi[0][1].replace("Rényi", "Rényi（雷尼）", 1))], rules)
+    emphasised = [("This chapter runs a *differencing* attack on two innocent-looking counts.",
+                   "本章演示针对两个看似无害的计数的*差分攻击*（differencing attack）。")]  # emphasis hid the first use
+    assert zh_edition.first_use_problems("01_why_privacy", emphasised, rules)
+    emphasised = [(emphasised[0][0], emphasised[0][1].replace("attack）", "attack，不是密码学中的差分密码分析）"))]
+    assert not zh_edition.first_use_problems("01_why_privacy", emphasised, rules)
     attack = [("run a differencing attack and a least-squares reconstruction attack", "实施差分攻击和最小二乘重构攻击")]
     assert zh_edition.first_use_problems("01_why_privacy", attack, rules)
     assert not zh_edition.first_use_problems("01_why_privacy", [], rules)

@@ -173,10 +173,15 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 _ENGLISH_WORD = re.compile(r"\b[a-z]{4,}\b")
 
 
+# Roles whose text is prose to translate and whose target (``<label>``, ``<path>``) must be kept.
+_REF_ROLES = ("ref", "prf:ref", "doc", "numref", "download")
+
+
 def _role_key(role: str, content: str) -> str:
-    """A role as it must survive translation: ``{ref}`text <label>``` keeps its label, not its text."""
+    """A role as it must survive translation: ``{ref}`text <label>``` keeps its label, not its text
+    (likewise ``{download}`text <path>```)."""
     target = re.search(r"<([^<>]+)>\s*$", content)
-    return f"{{{role}}}" + (target.group(1) if target and role in ("ref", "prf:ref", "doc", "numref") else content)
+    return f"{{{role}}}" + (target.group(1) if target and role in _REF_ROLES else content)
 
 
 def markup(text: str) -> dict:
@@ -241,18 +246,27 @@ def terminology(path: Path = GLOSSARY) -> dict:
     return rules
 
 
-_REF_ROLES = ("ref", "prf:ref", "doc", "numref")
+def visible_text(text: str, keep_math: bool = False) -> str:
+    """The words of a message a reader sees as prose: code and math blanked, a reference role by its text.
 
-
-def visible_text(text: str) -> str:
-    """The words of a message a reader sees as prose: code and math blanked, a reference role by its text."""
+    With ``keep_math`` the math stays as written and a glue role (a number the notebook prints) becomes
+    ``#``: the ``banned`` rules see what is next to the prose (``$(\\varepsilon, \\delta)$-DP``, 小
+    {glue:text}`k` 倍), which blanking would hide."""
     def role(match):
         name, content = match.groups()
         label = re.match(r"(.*?)\s*<[^<>]+>\s*$", content, re.S)
-        return f" {label.group(1)} " if name in _REF_ROLES and label else " "
+        if name in _REF_ROLES and label:
+            return f" {label.group(1)} "
+        return "#" if keep_math and name.startswith("glue") else " "
     text = _ROLE.sub(role, text)
     text = _CODE.sub(" ", text)
-    return _MATH.sub(" ", text)
+    return text if keep_math else _MATH.sub(" ", text)
+
+
+def english_text(text: str) -> str:
+    """The English prose the glossary's ``en`` patterns are matched in: as ``visible_text``, with emphasis
+    markers dropped (a *differencing* attack is a differencing attack)."""
+    return visible_text(text).replace("*", "")
 
 
 def _is_cjk(ch: str) -> bool:
@@ -337,7 +351,9 @@ def private_problems(msgstr: str, rules: dict | None = None) -> list[str]:
 def terminology_problems(msgid: str, msgstr: str, page: str | None = None, rules: dict | None = None) -> list[str]:
     """How one translation departs from the glossary's machine-readable rules."""
     rules = rules or terminology()
-    english, chinese = visible_text(msgid), visible_text(msgstr)
+    # emphasis markers dropped on both sides: *局部*敏感度 is 局部敏感度, **noisy** gradient descent a term
+    english, chinese = english_text(msgid), visible_text(msgstr).replace("*", "")
+    with_math = visible_text(msgstr, keep_math=True).replace("*", "")
     problems = []
     for term in rules["terms"]:
         if term.get("pages") and page not in term["pages"]:
@@ -351,7 +367,7 @@ def terminology_problems(msgid: str, msgstr: str, page: str | None = None, rules
             if found:
                 problems.append(f"term: {found.group(0)!r} for {term['en']!r}: use {' / '.join(term['zh'])}")
     for ban in rules["banned"]:
-        found = ban["zh_re"].search(chinese)
+        found = ban["zh_re"].search(with_math)
         if found:
             problems.append(f"banned: {found.group(0)!r}: {ban['use']}")
     problems += private_problems(msgstr, rules)
@@ -368,7 +384,7 @@ def first_use_problems(page: str, messages: list[tuple[str, str]], rules: dict |
         for msgid, msgstr in messages:
             if len(msgid.split()) < first.get("min_words", 0):  # a title: the note goes in the prose
                 continue
-            if first["en_re"].search(visible_text(msgid)):
+            if first["en_re"].search(english_text(msgid)):
                 if not first["zh_re"].search(msgstr):
                     problems.append(f"first use of {first['en']!r} lacks {first['zh']!r} ({first['why']}): "
                                     f"{msgid[:60]!r}")
