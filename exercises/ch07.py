@@ -110,7 +110,7 @@ class LeakEpsilon(Exercise):
         test = ("The band test above succeeds" if (a, b) == (5, 8) else
                 "Suppose a test like the chapter's band test succeeds")
         return (f"{test} with probability {a}/{b} at every ε. Set `answer_ex2` to the smallest ε at which an ε-DP "
-                "mechanism could allow that success rate (the largest ε whose ε-DP claim this test refutes), i.e. "
+                "mechanism could allow that success rate (this test refutes every smaller ε), i.e. "
                 "solve "
                 f"$e^{{\\varepsilon}}/(1 + e^{{\\varepsilon}}) = {a}/{b}$. Is noise scaled to local sensitivity safe "
                 "above that ε?")
