@@ -30,6 +30,7 @@ _BELOW = -1e9  # a lower end for "any negative value" (JSON has no infinity)
 
 class QueryNoiseScale(Exercise):
     chapter, key, label, title = "06", "ex1", "svt-ex1", "The query noise of Algorithm 1"
+    randomness = "none"
     points = 2.0
     default = {"epsilon": 1.0, "c": 4, "sensitivity": 1.0}
     missing = "set answer_ex1 to a number: the Laplace scale of Z_i"
@@ -79,6 +80,7 @@ class QueryNoiseScale(Exercise):
 
 class ReportProbability(Exercise):
     chapter, key, label, title = "06", "ex2", "svt-ex2", "Probability of reporting a query above T"
+    randomness = "none"
     points = 2.0
     kind = "mixed"
     exercise_type = "derivation"
@@ -151,6 +153,7 @@ def _lee_clifton_loss(m: int, epsilon: float, threshold_scale: float, query_scal
 
 class LeeCliftonLoss(Exercise):
     chapter, key, label, title = "06", "ex3", "svt-ex3", "The exact loss of Lee and Clifton's variant"
+    randomness = "none"
     points = 3.0
     kind = "mixed"
     exercise_type = "find-the-bug"
@@ -276,6 +279,7 @@ def _mc_interval(mean: float, std: float, n_ref: int, runs: int = 5_000) -> tupl
 
 class SparseVersusAlg1(Exercise):
     chapter, key, label, title = "06", "ex4", "svt-ex4", "Dwork–Roth Sparse against Algorithm 1"
+    randomness = "draws"  # the means of Sparse and sparse_vector runs drawn from the setup's rng
     points = 3.0
     kind = "mixed"
     exercise_type = "computation"

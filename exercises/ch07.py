@@ -41,6 +41,7 @@ def _data() -> tuple[np.ndarray, np.ndarray]:
 
 class DistanceBound(Exercise):
     chapter, key, label, title = "07", "ex1", "ch07-ex1", "PTR's distance bound"
+    randomness = "none"
     points = 2.0
     default = {"n": 10_000, "bound": 0.02}
     missing = "set answer_ex1 to the distance bound"
@@ -83,6 +84,7 @@ class DistanceBound(Exercise):
 
 class LeakEpsilon(Exercise):
     chapter, key, label, title = "07", "ex2", "ch07-ex2", "The ε a distinguisher rules out"
+    randomness = "none"
     points = 2.0
     kind = "mixed"
     exercise_type = "derivation"
@@ -150,6 +152,7 @@ def _smooth_terms(n: int, epsilon: float, delta: float, log_term: float) -> np.n
 
 class SmoothSmallSample(Exercise):
     chapter, key, label, title = "07", "ex3", "ch07-ex3", "Smooth sensitivity of a small sample"
+    randomness = "none"
     points = 3.0
     kind = "mixed"
     exercise_type = "find-the-bug"
@@ -240,6 +243,7 @@ def _saa_errors(epsilon: float, k_max: int) -> dict:
 
 class SampleAggregateK(Exercise):
     chapter, key, label, title = "07", "ex4", "ch07-ex4", "How many chunks for sample-and-aggregate"
+    randomness = "none"  # the best K does not change with the seed (errors apart by factors >= 5); the bias is deterministic
     points = 3.0
     kind = "mixed"
     exercise_type = "design"

@@ -37,6 +37,7 @@ rich = (adult["Target"] == ">50K").to_numpy()
 
 class MeanNoiseSd(Exercise):
     chapter, key, label, title = "08", "ex1", "ch08-ex1", "The noise of private_mean"
+    randomness = "none"
     points = 2.0
     kind = "mixed"
     exercise_type = "derivation"
@@ -99,6 +100,7 @@ class MeanNoiseSd(Exercise):
 
 class ProportionHalfWidth(Exercise):
     chapter, key, label, title = "08", "ex2", "ch08-ex2", "A noise-aware interval for a proportion"
+    randomness = "none"
     points = 2.0
     kind = "mixed"
     default = {"epsilon": 0.1, "proportion": 0.3, "count": 400.0}
@@ -149,6 +151,7 @@ class ProportionHalfWidth(Exercise):
 
 class BudgetAfterRange(Exercise):
     chapter, key, label, title = "08", "ex3", "ch08-ex3", "The mean's scale after a private range"
+    randomness = "none"
     points = 2.0
     default = {"total": 1.0, "range_epsilon": 0.2, "lower": 20.0, "upper": 60.0}
     missing = "set answer_ex3 to the scale"
@@ -221,6 +224,7 @@ def _binomial_interval(rate: float, trials: int = 2_000, n_ref: int = 20_000) ->
 
 class TestSize(Exercise):
     chapter, key, label, title = "08", "ex4", "ch08-ex4", "The size of the private and the classical test"
+    randomness = "draws"  # rejection_rate's trials drawn from the setup's rng
     points = 3.0
     kind = "mixed"
     exercise_type = "find-the-bug"

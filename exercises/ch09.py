@@ -47,6 +47,7 @@ def _eps_text(epsilon: float) -> str:
 
 class TruthProbability(Exercise):
     chapter, key, label, title = "09", "ex1", "ch09-ex1", "The truth probability of randomized response"
+    randomness = "none"  # p is a formula (the 500 simulated surveys are not in the answer)
     points = 2.0
     kind = "mixed"
     default = {"epsilon": 1.0}
@@ -107,6 +108,7 @@ class TruthProbability(Exercise):
 
 class KrrVersusOue(Exercise):
     chapter, key, label, title = "09", "ex2", "ch09-ex2", "When k-RR beats OUE"
+    randomness = "none"
     points = 2.0
     kind = "mixed"
     exercise_type = "derivation"
@@ -148,6 +150,7 @@ class KrrVersusOue(Exercise):
 
 class LocalVersusCentralN(Exercise):
     chapter, key, label, title = "09", "ex3", "ch09-ex3", "How many respondents, local and central"
+    randomness = "none"
     points = 2.0
     default = {"target": 0.001}
     shape, shape_hint = 2, "answer_ex3 must be a pair (n_local, n_central)"
@@ -200,6 +203,7 @@ class LocalVersusCentralN(Exercise):
 
 class UnknownCategory(Exercise):
     chapter, key, label, title = "09", "ex4", "ch09-ex4", "A 15th value for the missing occupations"
+    randomness = "none"
     points = 2.0
     kind = "mixed"
     exercise_type = "design"

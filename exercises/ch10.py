@@ -45,6 +45,7 @@ def _laplace_pld_epsilon(scale: float, k: int, delta: float) -> float:
 
 class DashboardEpsilon(Exercise):
     chapter, key, label, title = "10", "ex1", "ch10-ex1", "A dashboard of Laplace counts"
+    randomness = "none"
     points = 2.0
     default = {"k": 100, "epsilon": 0.5, "delta": 1e-6}
     missing = "set answer_ex1 to the total epsilon"
@@ -111,6 +112,7 @@ def _sgd_pld(q: float, z: float, steps: int, delta: float) -> float:
 
 class CltVersusPld(Exercise):
     chapter, key, label, title = "10", "ex2", "ch10-ex2", "CLT and PLD for DP-SGD"
+    randomness = "none"
     points = 3.0
     kind = "mixed"
     default = {"steps": 5000, "q": 0.02, "z": 1.5}
@@ -172,6 +174,7 @@ def _rdp_answer(k: int, z: float, delta: float) -> tuple[float, float]:
 
 class FractionalOrders(Exercise):
     chapter, key, label, title = "10", "ex3", "ch10-ex3", "RDP with fractional orders"
+    randomness = "none"
     points = 2.0
     default = {"k": 200, "z": 1.0}
     shape, shape_hint = 2, "answer_ex3 must be (epsilon, best_order)"
@@ -234,6 +237,7 @@ def _shuffle_gaps(sigma: float) -> tuple[tuple[float, bool], ...]:
 
 class ShufflePitfall(Exercise):
     chapter, key, label, title = "10", "ex4", "ch10-ex4", "Where the Poisson accountant understates shuffling"
+    randomness = "none"
     points = 2.0
     exercise_type = "find-the-bug"
     default = {"sigma": 0.8}
@@ -278,6 +282,7 @@ class ShufflePitfall(Exercise):
 
 class ComposedGaussianDelta(Exercise):
     chapter, key, label, title = "10", "ex5", "ch10-ex5", "δ(ε) of composed Gaussian releases"
+    randomness = "none"
     points = 2.0
     kind = "mixed"
     exercise_type = "derivation"

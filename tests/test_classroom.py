@@ -873,3 +873,11 @@ def test_probe_of_a_function_inside_an_answer(tmp_path):
                          workroot=tmp_path)
     assert result.report["probes"]["event"] == {"value": [False, True, True]}
     assert "not defined" in result.report["probes"]["missing"]["__error__"]
+
+
+def test_every_specification_declares_its_randomness():
+    from exercises._core import RANDOMNESS
+
+    for number in specs.spec_chapters():
+        for ex in specs.exercises(number):
+            assert ex.randomness in RANDOMNESS, (number, ex.key)
