@@ -157,7 +157,8 @@ answers as they are; you may add cells. Before you hand in, run *Kernel → Rest
 Your notebook is graded by running it again from the top, so an answer must be computed or typed in a cell,
 not only shown in an output. The grader runs its own copy of the setup cell (your edits to it are not used),
 and runs your notebook a second time with another seed in `rng`: draw every random number of an exercise from
-`rng` (unless the exercise gives its own seed), and compute answers, do not type numbers in.
+`rng` (unless the exercise gives its own seed), and compute a simulated answer from the draws rather than typing
+a number in (a judgement or the value of a formula, such as a total ε in units of ε, may be typed).
 """
 
 DRAWS_NOTE = ("\n\n*Draw the random numbers with `rng` from the setup cell: your notebook is also graded with "
