@@ -91,7 +91,7 @@ from .canary import *  # noqa: E402,F401,F403
 from .membership import *  # noqa: E402,F401,F403
 __all__ += [*membership.__all__, *canary.__all__]
 
-__version__ = "0.3.0.dev0"
+__version__ = "0.3.0"
 
 def __getattr__(name):
     """Import ``dp_lib.plotting`` (and with it matplotlib) on first use, so that ``import dp_lib`` stays fast."""

@@ -104,7 +104,7 @@ def test_plotting_is_still_reachable_as_an_attribute():
 
 
 def test_version():
-    assert dp.__version__ == "0.3.0.dev0"
+    assert dp.__version__ == "0.3.0"
 
 
 # --- extreme values: a result or a ValueError/TypeError naming the parameter -----------------------------
