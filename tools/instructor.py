@@ -203,7 +203,7 @@ def specifications(number: str) -> tuple:
     """The chapter's exercise specifications (``exercises/chNN.py``), or () while none exists.
 
     A specification that does not import, or whose ``parts(default)`` raises, is skipped with a warning (its own
-    tests, tests/test_exercises_chNN.py, report the error): the notes fall back to the chapter's check cell."""
+    tests, tests/test_exercises.py, report the error): the notes fall back to the chapter's check cell."""
     if not (ROOT / "exercises" / f"ch{number}.py").is_file():
         return ()
     if str(ROOT) not in sys.path:
