@@ -271,8 +271,10 @@ def _check_cell(label):
 
 def _run_check(label, answer):
     """Run the chapter's check cell with ``answer``; the message of the failed assertion, or None if it passes."""
+    from dp_lib.selfcheck import check  # the check cells call check(answer, "dpx1:...") (the chapter's setup imports it)
+
     namespace = {"math": math, "np": np, "norm": norm, "clopper_pearson": clopper_pearson, "max_tpr": max_tpr,
-                 f"answer_{label}": answer}
+                 "check": check, f"answer_{label}": answer}
     try:
         exec(_check_cell(label), namespace)
     except AssertionError as err:
@@ -291,7 +293,7 @@ _EX2 = float(norm.cdf(0.5 / math.sqrt(2)))
     ("ex2", _EX2 + 0.004, None), ("ex2", _EX2 - 0.008, None),  # estimates: 3 standard deviations at 10,000 draws
     ("ex2", float(norm.cdf(0.5)), "not Phi\\(0.5\\)"), ("ex2", float(norm.cdf(0.25)), "not 2"),
     ("ex2", 0.5, "AUC = P"), ("ex2", 0.55, "AUC = P"),
-    ("ex3", None, "must be"), ("ex3", (3.0, 0.6, 15.0), None), ("ex3", (3, 0.6, 15), None),
+    ("ex3", None, "set answer_ex3"), ("ex3", (3.0, 0.6), "must be"), ("ex3", (3.0, 0.6, 15.0), None), ("ex3", (3, 0.6, 15), None),
     ("ex3", (3.0, 0.4, 15.0), "eta = 0"), ("ex3", (3.0, 3.0, 15.0), "does not pay per run"),
     ("ex3", (0.2, 0.6, 15.0), "composes 15 runs"), ("ex3", (3.0, 0.6, 1 / 15), "mean 1/gamma"),
     ("ex4", None, "set answer_ex4"), ("ex4", 50_000, None), ("ex4", 20_000, "alpha/4"), ("ex4", 10_000, "stays below"),
